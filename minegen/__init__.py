@@ -1,0 +1,16 @@
+"""minegen: reference implementation of the A1 board generator with A4 fog.
+
+Pure and deterministic; no Dask here (the audit lives in ``pipeline``).
+"""
+
+from .errors import DefectError, Diagnostic, MinegenError, TableError
+from .generate import Board, generate
+from .record import FIELDS, GENERATOR_VERSION, METRIC_VERSION
+from .rng import derive_at, sigma
+
+__version__ = GENERATOR_VERSION
+
+__all__ = [
+    "Board", "DefectError", "Diagnostic", "FIELDS", "GENERATOR_VERSION", "METRIC_VERSION",
+    "MinegenError", "TableError", "derive_at", "generate", "sigma",
+]

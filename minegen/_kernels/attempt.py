@@ -1,0 +1,207 @@
+"""The generate-verify loop (A1 stage 4, F5) and the batch kernel (SPEC §8 cost model).
+
+``generate_board`` runs every attempt of one board on one stream and writes the chosen
+attempt's integer record (``codes.F`` order) plus, when ``keep`` is set, its grids.
+``generate_range`` does the same for seeds sigma + i, i in [0, count), filling one row of
+an int64 block per board: the batch path pays no Python per board.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..codes import F, Defect, Exit, N_INT_FIELDS
+from . import board as B
+from .pcg import derive_seed, pcg_seed, PCG_DEFAULT_SEQ
+from .solver import solve
+
+
+@njit(cache=True, nogil=True)
+def _workspace(n):
+    i8 = np.zeros((14, n), dtype=np.int8)
+    i32 = np.zeros((8, n), dtype=np.int32)
+    return i8, i32
+
+
+@njit(cache=True, nogil=True)
+def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, pool_hides,
+             use_subset, nb, trans, popcount, i8, i32, u8, out):
+    """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``out`` (F order).
+
+    Returns a Defect code. Grids of the attempt stay in the workspace rows:
+    i8[0] mine, i8[1] num, i8[2] spawn, i8[3] r0, i8[4] reach, i8[5] var, i8[6] fog,
+    i8[7] revealed.
+    """
+    n = w * h
+    mine = i8[0]
+    num = i8[1]
+    spawn = i8[2]
+    r0 = i8[3]
+    reach = i8[4]
+    var = i8[5]
+    fog = i8[6]
+    revealed = i8[7]
+    known = i8[8]
+    ready = i8[9]
+    indirty = i8[10]
+    elig = i8[11]
+    ring = i8[12]
+    scratch = i8[13]
+    cand = i32[0]
+    queue = i32[1]
+    comp = i32[2]
+    size = i32[3]
+    frontier = i32[4]
+    dirty = i32[5]
+    active = i32[6]
+    rem = i32[7]
+    # stage 2: mines, then remove-only clearing of the spawn's closure and its ring
+    B.spawn_mask(w, h, spawn)
+    B.place_mines(st, w, h, spawn, n_planned, cand, mine)
+    B.count_numbers(mine, nb, num)
+    B.zero_closure(spawn, mine, num, nb, scratch, queue)
+    B.outer_ring(scratch, nb, ring)
+    B.remove_ring_mines(scratch, ring, mine)
+    B.count_numbers(mine, nb, num)
+    # stage 3: R0 and reach domain on the final layout, then the regions
+    B.zero_closure(spawn, mine, num, nb, r0, queue)
+    B.outer_ring(r0, nb, ring)
+    for c in range(n):
+        reach[c] = 1 if (r0[c] or ring[c]) else 0
+    achieved = 0
+    if region_count > 0 and pool_constraint.shape[0] > 0:
+        achieved, code = B.place_regions(st, w, h, mine, num, spawn, reach, region_count,
+                                         region_size, pool_constraint, var, elig, comp, size,
+                                         cand, frontier, queue)
+        if code != Defect.NONE:
+            return code
+    else:
+        var[:] = 0
+    nfog = 0
+    nvar = 0
+    nmines = 0
+    for c in range(n):
+        nmines += mine[c]
+        f = 0
+        if var[c] > 0:
+            nvar += 1
+            f = pool_hides[var[c] - 1]
+        fog[c] = f
+        nfog += f
+    code = B.check_structure(w, h, mine, num, spawn, r0, reach, var, fog)
+    if code != Defect.NONE:
+        return code
+    # stage 4 measures: F1 solver, clearability, F3 chain
+    nrev, ncore, code = solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
+                              revealed, known, ready, u8, rem, queue, dirty, indirty, active)
+    if code != Defect.NONE:
+        return code
+    nsafe = n - nmines
+    out[F.MINES] = nmines
+    out[F.SAFE] = nsafe
+    out[F.REVEALED] = nrev
+    out[F.REVEALED_CORE] = ncore
+    out[F.FOG_CELLS] = nfog
+    out[F.VARIATION_CELLS] = nvar
+    out[F.REGIONS_ACHIEVED] = achieved
+    out[F.SHORTFALL] = region_count - achieved if pool_constraint.shape[0] > 0 else 0
+    out[F.UNREACHABLE_SAFE] = B.unreachable_safe(mine, spawn, nb, scratch, queue)
+    nchain = B.chain0(mine, num, r0, nb, scratch)
+    out[F.CHAIN0] = nchain
+    unreach_fog = 0
+    paid = 0
+    for c in range(n):
+        if scratch[c] == 0:
+            unreach_fog += fog[c]
+            if mine[c] == 0:
+                paid += 1
+    out[F.FOG_UNREACHABLE] = unreach_fog
+    out[F.PAID] = paid
+    return Defect.NONE
+
+
+@njit(cache=True, nogil=True)
+def generate_board(seed, w, h, n_planned, target, min_safe, attempts, region_count,
+                   region_size, pool_constraint, pool_hides, use_subset, nb, trans, popcount,
+                   i8, i32, u8, cur, out, keep, best):
+    """One board (A1 stages 2-4, F5 exits) on the stream pcg32_srandom_r(seed, default seq).
+
+    ``out`` receives the chosen attempt's record; with ``keep`` the grids mine, var, fog,
+    revealed, r0, reach of the chosen attempt are copied into ``best[0..5]``.
+    Returns a Defect code (NONE on success).
+    """
+    st = np.zeros(2, dtype=np.uint64)
+    pcg_seed(st, seed, PCG_DEFAULT_SEQ)
+    chosen = -1
+    chosen_exit = Exit.ACCEPT_LEAST_BAD
+    best_inf = -1.0
+    bad_unreach = 0
+    bad_gap = 0
+    k = 0
+    for k in range(1, attempts + 1):
+        code = _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint,
+                        pool_hides, use_subset, nb, trans, popcount, i8, i32, u8, cur)
+        if code != Defect.NONE:
+            return code
+        nsafe = cur[F.SAFE]
+        gap = max(0, min_safe - nsafe)
+        legal = cur[F.UNREACHABLE_SAFE] == 0 and gap == 0
+        inf = cur[F.REVEALED] / nsafe
+        core = cur[F.REVEALED_CORE] / max(1, nsafe - cur[F.FOG_CELLS])
+        take = False
+        if legal:
+            if inf >= target and core >= target:
+                take = True
+                chosen_exit = Exit.MET
+            elif chosen_exit != Exit.ACCEPT_BEST or inf > best_inf:
+                take = True  # first legal attempt, or strictly better (ties keep earliest)
+                chosen_exit = Exit.ACCEPT_BEST
+                best_inf = inf
+        elif chosen_exit == Exit.ACCEPT_LEAST_BAD:
+            u = cur[F.UNREACHABLE_SAFE]
+            if chosen < 0 or u < bad_unreach or (u == bad_unreach and gap < bad_gap):
+                take = True
+                bad_unreach = u
+                bad_gap = gap
+        if take:
+            chosen = k
+            out[:] = cur[:]
+            out[F.MIN_SAFE_GAP] = gap
+            if keep:
+                best[0, :] = i8[0]
+                best[1, :] = i8[5]
+                best[2, :] = i8[6]
+                best[3, :] = i8[7]
+                best[4, :] = i8[3]
+                best[5, :] = i8[4]
+        if chosen_exit == Exit.MET:
+            break
+    out[F.PLANNED_MINES] = n_planned
+    out[F.ATTEMPTS_USED] = k
+    out[F.EXIT] = chosen_exit
+    out[F.DEFECT] = Defect.NONE
+    return Defect.NONE
+
+
+@njit(cache=True, nogil=True)
+def generate_range(name_hash, first_index, count, w, h, n_planned, target, min_safe, attempts,
+                   region_count, region_size, pool_constraint, pool_hides, use_subset, trans,
+                   popcount, ints, seeds):
+    """Boards for stream indices first_index + i, i in [0, count): ints[i] (F order), seeds[i].
+
+    Stops at the first defect and returns (defect code, board position); (NONE, count) else.
+    """
+    n = w * h
+    nb = B.neighbour_table(w, h)
+    i8, i32 = _workspace(n)
+    u8 = np.zeros(n, dtype=np.uint8)
+    cur = np.zeros(N_INT_FIELDS, dtype=np.int64)
+    best = np.zeros((6, n), dtype=np.int8)
+    for i in range(count):
+        seed = derive_seed(name_hash, first_index + i)
+        seeds[i] = seed
+        code = generate_board(seed, w, h, n_planned, target, min_safe, attempts, region_count,
+                              region_size, pool_constraint, pool_hides, use_subset, nb, trans,
+                              popcount, i8, i32, u8, cur, ints[i], False, best)
+        if code != Defect.NONE:
+            return code, i
+    return Defect.NONE, count

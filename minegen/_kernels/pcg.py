@@ -1,0 +1,63 @@
+"""PCG32 (pcg_basic reference) and the seed derivation, as numba kernels (SPEC §3).
+
+The stream state is an explicit ``uint64[2]`` array ``[state, inc]`` passed by the caller
+(STYLE 2: randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly
+as in pcg_basic.c, so a GDScript/C# port replays the same numbers (docs/draw-protocol.md).
+"""
+
+import numpy as np
+from numba import njit
+
+U64 = np.uint64
+PCG_MULT = U64(6364136223846793005)
+PCG_DEFAULT_SEQ = U64(1442695040888963407)  # initseq used for every board_gen stream
+MASK32 = U64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def splitmix64(x):
+    """splitmix64 finaliser of one state step: z = x + golden; two xor-shift-multiplies."""
+    z = U64(x) + U64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    return z ^ (z >> U64(31))
+
+
+@njit(cache=True, nogil=True)
+def derive_seed(name_hash, index):
+    """derive_at core: splitmix64(FNV-1a-64(name) XOR (index mod 2^64))."""
+    return splitmix64(U64(name_hash) ^ U64(index))
+
+
+@njit(cache=True, nogil=True)
+def pcg_next(st):
+    """pcg32_random_r: advance ``st`` in place and return the next uint32 (as uint64)."""
+    old = st[0]
+    st[0] = old * PCG_MULT + st[1]
+    xorshifted = (((old >> U64(18)) ^ old) >> U64(27)) & MASK32
+    rot = old >> U64(59)
+    return ((xorshifted >> rot) | (xorshifted << ((U64(32) - rot) & U64(31)))) & MASK32
+
+
+@njit(cache=True, nogil=True)
+def pcg_seed(st, initstate, initseq):
+    """pcg32_srandom_r(initstate, initseq) into the 2-element state array ``st``."""
+    st[0] = U64(0)
+    st[1] = (U64(initseq) << U64(1)) | U64(1)
+    pcg_next(st)
+    st[0] = st[0] + U64(initstate)
+    pcg_next(st)
+
+
+@njit(cache=True, nogil=True)
+def pcg_bounded(st, bound):
+    """pcg32_boundedrand_r: uniform int in [0, bound) by rejection below (-bound) mod bound.
+
+    ``bound`` must be in [1, 2^32). Returns an int64.
+    """
+    b = U64(bound)
+    threshold = ((U64(0x100000000) - b) & MASK32) % b
+    while True:
+        r = pcg_next(st)
+        if r >= threshold:
+            return np.int64(r % b)

@@ -1,0 +1,133 @@
+"""The per-board front door: ``generate(level, depth, ...) -> Board`` (A1 five stages).
+
+For people and tests; the batch path (``minegen.batch``) runs the same kernel over seed
+ranges and yields the same record values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from . import record as rec
+from ._kernels import attempt as K
+from ._kernels import board as KB
+from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
+from .codes import F, Defect, N_INT_FIELDS
+from .errors import DefectError, MinegenError
+from .plan import RowPlan, plan_row
+from .rng import BOARD_GEN_STREAM, MASK64, derive_at, sigma as sigma_of
+from .table_model import Tables
+
+
+@dataclass(frozen=True)
+class Board:
+    """A generated board (A1 stage 5). Grids are (H, W) arrays indexed [y, x]."""
+
+    width: int
+    height: int
+    spawn: tuple[int, int]  # (x, y) centre of the 3x3 spawn block
+    mines: np.ndarray  # bool
+    numbers: np.ndarray  # int8, mine count of the 8-neighbourhood (defined on every cell)
+    fog: np.ndarray  # bool, cells of number-hiding variants (F)
+    variation: np.ndarray  # int8, 0 = none, k = k-th variant of ``variants``
+    variants: tuple[str, ...]  # the pool, sorted by variant_id
+    r0: np.ndarray  # bool, spawn + zero-flood closure (solver's initial view)
+    reach: np.ndarray  # bool, R0 + its ring (no variation ever here)
+    revealed: np.ndarray  # bool, R-infinity: what an informed player opens without guessing
+    record: dict = field(repr=False)
+
+    def spawn_cells(self) -> np.ndarray:
+        s = np.zeros((self.height, self.width), dtype=bool)
+        x, y = self.spawn
+        s[y - 1 : y + 2, x - 1 : x + 2] = True
+        return s
+
+    def cells(self, grid: np.ndarray) -> list[list[int]]:
+        """[[x, y], ...] of the true cells of ``grid``, row-major."""
+        ys, xs = np.nonzero(grid)
+        return [[int(x), int(y)] for y, x in zip(ys, xs)]
+
+
+def raise_defect(code: int, plan: RowPlan, seed: int) -> None:
+    raise DefectError(
+        f"generator invariant violated: {Defect(code).name} in row "
+        f"({plan.row.level_index}, {plan.row.node_depth}) for request ({plan.level}, "
+        f"{plan.depth}), stream seed {seed}; this is a defect, not a degraded board (A1 EC10)"
+    )
+
+
+@lru_cache(maxsize=64)
+def _neighbours(w: int, h: int) -> np.ndarray:
+    return KB.neighbour_table(w, h)
+
+
+def resolve_seed(level: int, depth: int, seed: int | None, index: int | None,
+                 sigma: int | None) -> tuple[int, int, int]:
+    """(stream seed, seed_index, sigma) from exactly one of seed / index / sigma.
+
+    index I: derive_at("board_gen", sigma(L, D) + I) -- the batch's board I.
+    sigma S: derive_at("board_gen", S). seed: a raw stream seed (seed_index = sigma = -1).
+    """
+    given = [v is not None for v in (seed, index, sigma)]
+    if sum(given) != 1:
+        raise MinegenError("give exactly one of seed, index or sigma")
+    if index is not None:
+        if index < 0:
+            raise MinegenError(f"index must be >= 0, got {index}")
+        s = sigma_of(level, depth)
+        return derive_at(BOARD_GEN_STREAM, s + index), index, s
+    if sigma is not None:
+        return derive_at(BOARD_GEN_STREAM, sigma), 0, sigma
+    return int(seed) & MASK64, -1, -1
+
+
+def generate(level: int, depth: int, seed: int | None = None, tables: Tables | None = None,
+             *, index: int | None = None, sigma: int | None = None) -> Board:
+    """Generate one board for (level, depth) (A1 stages 1-5) and its metric record.
+
+    Raises MinegenError for a bad request (unknown level, negative depth or index) and
+    DefectError if an invariant breaks. Degraded / illegal boards are returned, flagged.
+    """
+    if tables is None:
+        from .table_loader import load_tables
+
+        tables = load_tables()
+    stream_seed, seed_index, sig = resolve_seed(level, depth, seed, index, sigma)
+    plan = plan_row(tables, level, depth)
+    return generate_planned(plan, stream_seed, seed_index, sig)
+
+
+def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
+                     sig: int = -1) -> Board:
+    w, h = plan.width, plan.height
+    n = w * h
+    nb = _neighbours(w, h)
+    i8, i32 = K._workspace(n)
+    u8 = np.zeros(n, dtype=np.uint8)
+    cur = np.zeros(N_INT_FIELDS, dtype=np.int64)
+    out = np.zeros(N_INT_FIELDS, dtype=np.int64)
+    best = np.zeros((6, n), dtype=np.int8)
+    args = plan.kernel_args()
+    code = K.generate_board(np.uint64(stream_seed), *args[:-1], args[-1], nb, SUBSET_TABLE,
+                            POPCOUNT8, i8, i32, u8, cur, out, True, best)
+    if code != Defect.NONE:
+        raise_defect(code, plan, stream_seed)
+    cols = rec.columns(plan, out[None, :], np.array([stream_seed], dtype=np.uint64),
+                       np.array([seed_index]), sig)
+    record = rec.row_dicts(cols)[0]
+    mines = best[0].reshape(h, w).astype(bool)
+    num = np.zeros(n, dtype=np.int8)
+    KB.count_numbers(best[0], nb, num)
+    return Board(
+        width=w, height=h, spawn=(w // 2, h // 2), mines=mines,
+        numbers=num.reshape(h, w), fog=best[2].reshape(h, w).astype(bool),
+        variation=best[1].reshape(h, w).copy(), variants=tuple(v.variant_id for v in plan.pool),
+        r0=best[4].reshape(h, w).astype(bool), reach=best[5].reshape(h, w).astype(bool),
+        revealed=best[3].reshape(h, w).astype(bool), record=record,
+    )
+
+
+__all__ = ["Board", "generate", "generate_planned", "resolve_seed", "F"]

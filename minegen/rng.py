@@ -1,0 +1,70 @@
+"""Seed derivation and the board_gen stream, Python side (SPEC §3, A1 F4 seeds).
+
+- ``derive_at(name, index)``: pure function, no global counter.
+- ``sigma(level, depth)``: the batch seed base, 10^9 + 2^20*L + 2^12*D; board i of a row
+  uses ``derive_at("board_gen", sigma + i)`` for i in [0, N), N <= 4096 so row ranges never
+  overlap.
+- ``Pcg32``: a thin object over the kernel functions, for tests, docs and ports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import pcg
+from .errors import MinegenError
+
+BOARD_GEN_STREAM = "board_gen"
+FNV64_OFFSET = 0xCBF29CE484222325
+FNV64_PRIME = 0x100000001B3
+MASK64 = (1 << 64) - 1
+MAX_BOARDS_PER_ROW = 4096  # 2^12: the depth stride of sigma
+
+
+def fnv1a_64(data: bytes) -> int:
+    h = FNV64_OFFSET
+    for byte in data:
+        h = ((h ^ byte) * FNV64_PRIME) & MASK64
+    return h
+
+
+def splitmix64(x: int) -> int:
+    return int(pcg.splitmix64(np.uint64(x & MASK64)))
+
+
+def stream_hash(stream_name: str) -> int:
+    return fnv1a_64(stream_name.encode("utf-8"))
+
+
+def derive_at(stream_name: str, index: int) -> int:
+    """seed = splitmix64(FNV-1a-64(utf8(stream_name)) XOR (index mod 2^64))."""
+    return int(pcg.derive_seed(np.uint64(stream_hash(stream_name)), np.uint64(index & MASK64)))
+
+
+def sigma(level: int, depth: int) -> int:
+    """Batch seed base of row (L, D): 10^9 + 2^20*L + 2^12*D (A1 F4)."""
+    return 10**9 + (level << 20) + (depth << 12)
+
+
+def check_board_count(n: int) -> None:
+    if not 1 <= n <= MAX_BOARDS_PER_ROW:
+        raise MinegenError(
+            f"boards per row must be in [1, {MAX_BOARDS_PER_ROW}] (got {n}): beyond 4096 the "
+            "seed ranges sigma(L, D) + i of neighbouring rows overlap"
+        )
+
+
+class Pcg32:
+    """pcg_basic's pcg32_random_t, for people and tests (the kernels use the same code)."""
+
+    def __init__(self, initstate: int, initseq: int = int(pcg.PCG_DEFAULT_SEQ)):
+        self.state = np.zeros(2, dtype=np.uint64)
+        pcg.pcg_seed(self.state, np.uint64(initstate & MASK64), np.uint64(initseq & MASK64))
+
+    def next_u32(self) -> int:
+        return int(pcg.pcg_next(self.state))
+
+    def bounded(self, bound: int) -> int:
+        if not 1 <= bound < 2**32:
+            raise ValueError(f"bound must be in [1, 2^32), got {bound}")
+        return int(pcg.pcg_bounded(self.state, bound))
