@@ -45,87 +45,16 @@ POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
-def _push(c, revealed, queue, qt):
-    if revealed[c] == 0:
-        revealed[c] = 1
-        queue[qt] = c
-        qt += 1
-    return qt
-
-
-@njit(cache=True, nogil=True)
-def _drain(qh, qt, num, fog, nb, revealed, known, ready, umask, rem, queue, dirty, indirty,
-           nd, active, na):
-    """Process queued reveals: update neighbours' masks, apply cascade and fog operators."""
-    while qh < qt:
-        c = queue[qh]
-        qh += 1
-        for j in range(8):
-            v = nb[c, j]
-            if v < 0:
-                continue
-            if ready[v]:
-                bit = np.uint8(1 << (7 - j))
-                if umask[v] & bit:
-                    umask[v] &= ~bit
-                    if indirty[v] == 0:
-                        indirty[v] = 1
-                        dirty[nd] = v
-                        nd += 1
-            elif fog[v] and revealed[v] == 0:
-                qt = _push(v, revealed, queue, qt)  # operator 2: fog is known safe
-        if fog[c]:
-            continue  # a revealed fog cell shows no number and never cascades
-        if num[c] == 0:
-            for j in range(8):
-                v = nb[c, j]
-                if v >= 0:
-                    qt = _push(v, revealed, queue, qt)  # operator 1: cascade
-            continue
-        m = 0
-        r = num[c]
-        for j in range(8):
-            v = nb[c, j]
-            if v >= 0:
-                if known[v]:
-                    r -= 1
-                elif revealed[v] == 0 and fog[v] == 0:
-                    m |= 1 << j
-        umask[c] = m
-        rem[c] = r
-        ready[c] = 1
-        active[na] = c
-        na += 1
-        if indirty[c] == 0:
-            indirty[c] = 1
-            dirty[nd] = c
-            nd += 1
-    return qh, qt, nd, na
-
-
-@njit(cache=True, nogil=True)
-def _mark_mine(c, nb, known, ready, umask, rem, dirty, indirty, nd):
-    known[c] = 1
-    for j in range(8):
-        v = nb[c, j]
-        if v >= 0 and ready[v]:
-            bit = np.uint8(1 << (7 - j))
-            if umask[v] & bit:
-                umask[v] &= ~bit
-                rem[v] -= 1
-                if indirty[v] == 0:
-                    indirty[v] = 1
-                    dirty[nd] = v
-                    nd += 1
-    return nd
-
-
-@njit(cache=True, nogil=True)
 def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
           revealed, known, ready, umask, rem, queue, dirty, indirty, active):
     """Run F1 from R0. Fills ``revealed`` (R-infinity) and ``known`` (K).
 
     Returns (|R-inf|, |R-inf minus F|, defect code). Work arrays are caller-owned, length W*H.
+    The helpers are closures on purpose: numba inlines them, whereas calls to separate
+    jitted functions with array arguments cost ~8x here (refcounting per call).
+    Soundness of stale masks: a queued-but-undrained reveal leaves a known-safe cell in
+    some U(x); a constraint "U holds r mines" stays true with extra safe cells, so every
+    deduction made from it is still sound, and the loop only stops on a fully drained state.
     """
     n = w * h
     for c in range(n):
@@ -135,21 +64,78 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
         umask[c] = 0
         rem[c] = 0
         indirty[c] = 0
-    qh = 0
-    qt = 0
-    nd = 0
-    na = 0
+    ctr = np.zeros(4, dtype=np.int64)  # qh, qt, nd, na
+
+    def push(c):
+        if revealed[c] == 0:
+            revealed[c] = 1
+            queue[ctr[1]] = c
+            ctr[1] += 1
+
+    def mark_dirty(v):
+        if indirty[v] == 0:
+            indirty[v] = 1
+            dirty[ctr[2]] = v
+            ctr[2] += 1
+
+    def mark_mine(c):
+        known[c] = 1
+        for j in range(8):
+            v = nb[c, j]
+            if v >= 0 and ready[v]:
+                bit = 1 << (7 - j)
+                if umask[v] & bit:
+                    umask[v] &= ~bit
+                    rem[v] -= 1
+                    mark_dirty(v)
+
+    def drain():
+        while ctr[0] < ctr[1]:
+            c = queue[ctr[0]]
+            ctr[0] += 1
+            for j in range(8):
+                v = nb[c, j]
+                if v < 0:
+                    continue
+                if ready[v]:
+                    bit = 1 << (7 - j)
+                    if umask[v] & bit:
+                        umask[v] &= ~bit
+                        mark_dirty(v)
+                elif fog[v] and revealed[v] == 0:
+                    push(v)
+            if fog[c]:
+                continue
+            if num[c] == 0:
+                for j in range(8):
+                    v = nb[c, j]
+                    if v >= 0:
+                        push(v)
+                continue
+            m = 0
+            r = num[c]
+            for j in range(8):
+                v = nb[c, j]
+                if v >= 0:
+                    if known[v]:
+                        r -= 1
+                    elif revealed[v] == 0 and fog[v] == 0:
+                        m |= 1 << j
+            umask[c] = m
+            rem[c] = r
+            ready[c] = 1
+            active[ctr[3]] = c
+            ctr[3] += 1
+            mark_dirty(c)
+
     for c in range(n):
         if r0[c]:
-            qt = _push(c, revealed, queue, qt)
+            push(c)
     while True:
-        qh, qt, nd, na = _drain(qh, qt, num, fog, nb, revealed, known, ready, umask, rem,
-                                queue, dirty, indirty, nd, active, na)
-        progressed = False
-        # operator 3: single-cell rule on every cell whose constraint changed
-        while nd > 0:
-            nd -= 1
-            x = dirty[nd]
+        drain()
+        while ctr[2] > 0:
+            ctr[2] -= 1
+            x = dirty[ctr[2]]
             indirty[x] = 0
             u = umask[x]
             if u == 0:
@@ -163,18 +149,16 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                     if u >> j & 1:
                         v = nb[x, j]
                         if r == 0:
-                            qt = _push(v, revealed, queue, qt)
+                            push(v)
                         elif known[v] == 0:
-                            nd = _mark_mine(v, nb, known, ready, umask, rem, dirty, indirty, nd)
-                qh, qt, nd, na = _drain(qh, qt, num, fog, nb, revealed, known, ready, umask,
-                                        rem, queue, dirty, indirty, nd, active, na)
+                            mark_mine(v)
+                drain()
         if not use_subset:
             break
-        # operator 4: subset rule over pairs of active cells within Chebyshev distance 2
-        for ia in range(na):
+        progressed = False
+        for ia in range(ctr[3]):
             x = active[ia]
-            ux = umask[x]
-            if ux == 0:
+            if umask[x] == 0:
                 continue
             cx = x % w
             cy = x // w
@@ -188,11 +172,9 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                         continue
                     y = yy * w + xx
                     uy = umask[y]
-                    if ready[y] == 0 or uy == 0:
-                        continue
                     ux = umask[x]
-                    if ux == 0:
-                        break
+                    if ready[y] == 0 or uy == 0 or ux == 0:
+                        continue
                     mapped = trans[(dy + 2) * 5 + dx + 2, ux]
                     if mapped < 0 or (mapped & ~uy) != 0:
                         continue
@@ -205,18 +187,15 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                         return 0, 0, Defect.SOLVER_INCONSISTENT
                     if dm != 0 and dm != kd:
                         continue
+                    progressed = True
                     for j in range(8):
                         if d >> j & 1:
                             v = nb[y, j]
                             if dm == 0:
-                                qt = _push(v, revealed, queue, qt)
+                                push(v)
                             elif known[v] == 0:
-                                nd = _mark_mine(v, nb, known, ready, umask, rem, dirty,
-                                                indirty, nd)
-                    qh, qt, nd, na = _drain(qh, qt, num, fog, nb, revealed, known, ready,
-                                            umask, rem, queue, dirty, indirty, nd, active, na)
-                    progressed = True
-        if not progressed and nd == 0 and qh == qt:
+                                mark_mine(v)
+        if not progressed and ctr[2] == 0 and ctr[0] == ctr[1]:
             break
     nrev = 0
     ncore = 0

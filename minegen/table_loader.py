@@ -1,0 +1,317 @@
+"""Load and validate a table root (SPEC §2): collect every diagnostic, then fail once.
+
+A table root is a directory holding:
+
+- ``board_gen.toml`` (required): ``[[rows]]`` of the A1 BoardGenTable, key (level_index, node_depth);
+- ``variation.toml`` (required): ``[[rows]]`` of the A4 VariationTable, key variant_id;
+- ``economy.toml`` (optional): top-level ``dig_ap_cost``, ``ap_per_round`` (A3, read only);
+- ``settlement.toml`` (optional): top-level ``d_ref``, ``m_amb``, ``unit_count`` (B1 clause ③).
+
+Contract: ``load_tables`` never stops at the first finding and never lets a traceback
+escape for malformed input; every finding is a ``Diagnostic`` (category, file, row, field,
+value, rule). Any error-severity finding raises one ``TableError`` carrying all of them;
+warnings (A4 ``scope_global``) ride along in ``Tables.warnings``.
+
+Row labels: ``"(L, D)"`` for a board_gen row, the variant_id for a variation row,
+``"#n"`` (1-based position) when the row's key fields are themselves broken, ``"-"`` for
+file-level findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from pathlib import Path
+
+from . import table_checks as tc
+from .errors import Diagnostic, TableError
+from .table_model import BoardGenRow, Economy, Settlement, Tables, VariationRow
+
+BOARD_GEN_FILE = "board_gen.toml"
+VARIATION_FILE = "variation.toml"
+ECONOMY_FILE = "economy.toml"
+SETTLEMENT_FILE = "settlement.toml"
+
+DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables"
+
+_MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not a dump)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+class _Collector:
+    """The diagnostics of one load, in discovery order."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def add(self, category, file, row="-", field="-", value="-", rule="", severity="error"):
+        self.items.append(Diagnostic(category, file, row, field, value, rule, severity))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.items)
+
+
+def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None:
+    """Parse one TOML file; ``None`` (plus a "parse" diagnostic when required) if unusable."""
+    path = root / name
+    if not path.is_file():
+        if required:
+            out.add("parse", name, rule=f"required file {name} is missing from {root}")
+        return None
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        out.add("parse", name, rule=f"file is unreadable: {exc}")
+    except tomllib.TOMLDecodeError as exc:
+        out.add("parse", name, rule=f"file must be valid TOML: {exc}")
+    return None
+
+
+def _rows_of(doc: dict, name: str, out: _Collector) -> list[tuple[int, dict]]:
+    """The ``[[rows]]`` array as (1-based position, row table); shape errors are "parse"."""
+    for key in doc:
+        if key != "rows":
+            out.add("unknown_field", name, field=str(key), value=_show(doc[key]),
+                    rule="the only top-level key is rows (an array of tables [[rows]])")
+    rows = doc.get("rows")
+    if rows is None or rows == []:
+        out.add("parse", name, rule="file must hold at least one [[rows]] table (empty file)")
+        return []
+    if not isinstance(rows, list):
+        out.add("parse", name, field="rows", value=_show(rows),
+                rule="rows must be an array of tables ([[rows]])")
+        return []
+    good = []
+    for pos, row in enumerate(rows, start=1):
+        if isinstance(row, dict):
+            good.append((pos, row))
+        else:
+            out.add("parse", name, row=f"#{pos}", value=_show(row),
+                    rule="each entry of rows must be a table ([[rows]])")
+    return good
+
+
+def _check_fields(raw: dict, specs: tuple[tc.FieldSpec, ...]):
+    """Per-field checks of one row/table: (values that passed, [(field, value, cat, rule)])."""
+    ok: dict = {}
+    problems: list[tuple[str, str, str, str]] = []
+    known = {s.name for s in specs}
+    for spec in specs:
+        if spec.name not in raw:
+            if spec.required:
+                problems.append((spec.name, "-", "missing_field", f"required: {spec.rule}"))
+            continue
+        bad = tc.check_value(spec, raw[spec.name])
+        if bad is None:
+            ok[spec.name] = raw[spec.name]
+        else:
+            problems.append((spec.name, _show(raw[spec.name]), *bad))
+    for key in raw:
+        if key not in known:
+            problems.append((str(key), _show(raw[key]), "unknown_field",
+                             f"unknown field; allowed: {', '.join(sorted(known))}"))
+    return ok, problems
+
+
+def _emit(out: _Collector, name: str, label: str, problems) -> None:
+    for field, value, category, rule in problems:
+        out.add(category, name, label, field, value, rule)
+
+
+def _has(ok: dict, *names: str) -> bool:
+    return all(n in ok for n in names)
+
+
+def _board_gen_cross(ok: dict, name: str, label: str, out: _Collector) -> bool:
+    """A1 F2 / F2b / F2c and monotone names, on individually valid fields. True if clean."""
+    n0 = len(out.items)
+    W, H, d = "board_width", "board_height", "mine_density"
+    if _has(ok, "fog_region_count", "fog_target_ratio", d):
+        for rule in tc.fog_param_violations(ok["fog_region_count"], ok["fog_target_ratio"], ok[d]):
+            out.add("fog_params", name, label, "fog_target_ratio",
+                    _show(ok["fog_target_ratio"]), rule)
+    if _has(ok, W, H, d):
+        rule = tc.mine_floor_violation(ok[W], ok[H], ok[d])
+        if rule:
+            out.add("mine_floor", name, label, d, _show(ok[d]), rule)
+    if _has(ok, W, H, d, "min_safe_count"):
+        rule = tc.min_safe_violation(ok[W], ok[H], ok[d], ok["min_safe_count"])
+        if rule:
+            out.add("min_safe_feasibility", name, label, "min_safe_count",
+                    _show(ok["min_safe_count"]), rule)
+    if _has(ok, W, H, "max_gen_attempts"):
+        rule = tc.cost_violation(ok["max_gen_attempts"], ok[W], ok[H])
+        if rule:
+            out.add("cost", name, label, "max_gen_attempts", _show(ok["max_gen_attempts"]), rule)
+    for field in ok.get("monotone_in_depth", ()):
+        if field not in tc.MONOTONE_FIELDS:
+            out.add("monotone_field", name, label, "monotone_in_depth", _show(field),
+                    "monotone_in_depth may only name numeric BoardGenTable knobs: "
+                    + ", ".join(tc.MONOTONE_FIELDS))
+    return len(out.items) == n0
+
+
+def _load_board_gen(doc: dict, out: _Collector) -> list[BoardGenRow]:
+    """A1 BoardGenTable: fields, unique keys, depth-0 anchor per level, F2/F2b/F2c."""
+    name = BOARD_GEN_FILE
+    rows: list[BoardGenRow] = []
+    first_pos: dict[tuple[int, int], int] = {}
+    for pos, raw in _rows_of(doc, name, out):
+        ok, problems = _check_fields(raw, tc.BOARD_GEN_FIELDS)
+        key = (ok["level_index"], ok["node_depth"]) if _has(ok, "level_index", "node_depth") else None
+        label = f"({key[0]}, {key[1]})" if key else f"#{pos}"
+        _emit(out, name, label, problems)
+        clean = _board_gen_cross(ok, name, label, out) and not problems
+        if key is not None:
+            if key in first_pos:
+                out.add("duplicate_key", name, label, "(level_index, node_depth)", _show(key),
+                        f"key (level_index, node_depth) must be unique; {label} is already "
+                        f"defined by row #{first_pos[key]}")
+                clean = False
+            else:
+                first_pos[key] = pos
+        if clean:
+            rows.append(_board_gen_row(ok))
+    for level in sorted({lv for lv, _ in first_pos}):
+        depths = sorted(dp for lv, dp in first_pos if lv == level)
+        if depths[0] != 0:
+            out.add("anchor", name, f"({level}, {depths[0]})", "node_depth", _show(depths[0]),
+                    f"level {level} must have a depth-0 anchor row (level_index = {level}, "
+                    "node_depth = 0) for R1 floor resolution")
+    return rows
+
+
+def _board_gen_row(ok: dict) -> BoardGenRow:
+    return BoardGenRow(
+        level_index=ok["level_index"],
+        node_depth=ok["node_depth"],
+        board_width=ok["board_width"],
+        board_height=ok["board_height"],
+        mine_density=float(ok["mine_density"]),
+        inferability_target=float(ok["inferability_target"]),
+        solver_rules=ok["solver_rules"],
+        min_safe_count=ok["min_safe_count"],
+        max_gen_attempts=ok["max_gen_attempts"],
+        fog_region_count=ok["fog_region_count"],
+        fog_target_ratio=float(ok["fog_target_ratio"]),
+        board_biome=frozenset(ok["board_biome"]),
+        monotone_in_depth=tuple(ok.get("monotone_in_depth", ())),
+    )
+
+
+def _load_variations(doc: dict, out: _Collector) -> list[VariationRow]:
+    """A4 VariationTable: fields, unique variant_id, hide_numbers ⇒ safe_nonzero, global warning."""
+    name = VARIATION_FILE
+    rows: list[VariationRow] = []
+    first_pos: dict[str, int] = {}
+    for pos, raw in _rows_of(doc, name, out):
+        ok, problems = _check_fields(raw, tc.VARIATION_FIELDS)
+        vid = ok.get("variant_id")
+        label = vid if vid is not None else f"#{pos}"
+        _emit(out, name, label, problems)
+        clean = not problems
+        if _has(ok, "info_mask", "cell_constraint"):
+            rule = tc.mask_constraint_violation(ok["info_mask"], ok["cell_constraint"])
+            if rule:
+                out.add("mask_constraint", name, label, "cell_constraint",
+                        _show(ok["cell_constraint"]), rule)
+                clean = False
+        if ok.get("scope") == "global":
+            out.add("scope_global", name, label, "scope", _show("global"),
+                    "scope = global is a reserved enum slot whose semantics belong to C3 "
+                    "(A4 Rule 9); the row never enters a board's pool", severity="warning")
+        if vid is not None:
+            if vid in first_pos:
+                out.add("duplicate_key", name, label, "variant_id", _show(vid),
+                        f"variant_id must be unique; already defined by row #{first_pos[vid]}")
+                clean = False
+            else:
+                first_pos[vid] = pos
+        if clean:
+            rows.append(VariationRow(
+                variant_id=vid,
+                display_name=ok["display_name"],
+                unlock_level=ok["unlock_level"],
+                scope=ok["scope"],
+                info_mask=ok["info_mask"],
+                cell_constraint=ok["cell_constraint"],
+                biome_tag=frozenset(ok.get("biome_tag", ())),
+                counter_item_ids=tuple(ok.get("counter_item_ids", ())),
+            ))
+    return rows
+
+
+def _load_scalars(doc: dict | None, name: str, specs, out: _Collector) -> dict:
+    """A flat key = value file (economy, settlement): valid keys only; missing = default."""
+    if doc is None:
+        return {}
+    ok, problems = _check_fields(doc, specs)
+    _emit(out, name, "-", problems)
+    floats = {s.name for s in specs if s.kind == "float"}
+    return {k: float(v) if k in floats else v for k, v in ok.items()}
+
+
+def content_hash(root: str | os.PathLike) -> str:
+    """sha256 hex over the root's top-level ``*.toml`` files, sorted by name.
+
+    Each file contributes ``utf8(name) 0x00 len(bytes) as 8-byte big-endian, bytes``, so the
+    hash changes with any byte of any table file (or a file added/removed) and nothing else.
+    """
+    h = hashlib.sha256()
+    root = Path(root)
+    files = sorted(p for p in root.glob("*.toml") if p.is_file()) if root.is_dir() else []
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        h.update(path.name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
+
+
+def _load(root: Path) -> tuple[Tables | None, list[Diagnostic]]:
+    out = _Collector()
+    bg_doc = _read(root, BOARD_GEN_FILE, True, out)
+    var_doc = _read(root, VARIATION_FILE, True, out)
+    eco_doc = _read(root, ECONOMY_FILE, False, out)
+    set_doc = _read(root, SETTLEMENT_FILE, False, out)
+    board_gen = _load_board_gen(bg_doc, out) if bg_doc is not None else []
+    variations = _load_variations(var_doc, out) if var_doc is not None else []
+    economy = _load_scalars(eco_doc, ECONOMY_FILE, tc.ECONOMY_FIELDS, out)
+    settlement = _load_scalars(set_doc, SETTLEMENT_FILE, tc.SETTLEMENT_FIELDS, out)
+    if out.has_errors:
+        return None, out.items
+    tables = Tables(
+        root=str(root),
+        board_gen=tuple(sorted(board_gen, key=lambda r: r.key)),
+        variations=tuple(sorted(variations, key=lambda v: v.variant_id)),
+        economy=Economy(**economy),
+        settlement=Settlement(**settlement),
+        content_hash=content_hash(root),
+        warnings=tuple(out.items),
+    )
+    return tables, out.items
+
+
+def collect_diagnostics(root: str | os.PathLike | None = None) -> list[Diagnostic]:
+    """Every diagnostic of ``root`` (errors and warnings) without raising (test/validate channel)."""
+    return _load(Path(root) if root is not None else DEFAULT_ROOT)[1]
+
+
+def load_tables(root: str | os.PathLike | None = None) -> Tables:
+    """Load and validate a table root (default: the repo's ``tables/``), SPEC §2.
+
+    Returns a ``Tables`` built only from rows that passed every predicate (board_gen rows
+    sorted by key, variations by variant_id). Raises ``TableError`` carrying *all*
+    diagnostics (errors and warnings) if any has severity "error".
+    """
+    tables, diagnostics = _load(Path(root) if root is not None else DEFAULT_ROOT)
+    if tables is None:
+        raise TableError(diagnostics)
+    return tables
