@@ -3,7 +3,9 @@
 Pure and deterministic; no Dask here (the audit lives in ``pipeline``).
 """
 
-from .errors import DefectError, Diagnostic, MinegenError, TableError
+from .errors import (
+    DefectError, DegradedBoardWarning, Diagnostic, IllegalBoardWarning, MinegenError, TableError,
+)
 from .generate import Board, generate
 from .record import FIELDS, GENERATOR_VERSION, METRIC_VERSION
 from .rng import derive_at, sigma
@@ -11,6 +13,6 @@ from .rng import derive_at, sigma
 __version__ = GENERATOR_VERSION
 
 __all__ = [
-    "Board", "DefectError", "Diagnostic", "FIELDS", "GENERATOR_VERSION", "METRIC_VERSION",
+    "Board", "DefectError", "DegradedBoardWarning", "Diagnostic", "IllegalBoardWarning", "FIELDS", "GENERATOR_VERSION", "METRIC_VERSION",
     "MinegenError", "TableError", "derive_at", "generate", "sigma",
 ]

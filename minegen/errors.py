@@ -52,3 +52,13 @@ class TableError(MinegenError):
 
 class DefectError(RuntimeError):
     """A generator invariant was violated: an implementation defect (A1 EC10), never data."""
+
+
+class DegradedBoardWarning(UserWarning):
+    """F5 accept_best: no attempt met the targets; the best legal one was returned (strong
+    warning, A1 EC4). Emitted by the per-board API; in a batch it is the record's flag."""
+
+
+class IllegalBoardWarning(DegradedBoardWarning):
+    """F5 accept_least_bad: no legal attempt; the least bad one was returned so the player
+    is never stuck (highest alert, A1 EC5)."""

@@ -16,7 +16,9 @@ from ._kernels import attempt as K
 from ._kernels import board as KB
 from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
 from .codes import F, Defect, N_INT_FIELDS
-from .errors import DefectError, MinegenError
+import warnings
+
+from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
 from .rng import BOARD_GEN_STREAM, MASK64, derive_at, sigma as sigma_of
 from .table_model import Tables
@@ -97,7 +99,23 @@ def generate(level: int, depth: int, seed: int | None = None, tables: Tables | N
         tables = load_tables()
     stream_seed, seed_index, sig = resolve_seed(level, depth, seed, index, sigma)
     plan = plan_row(tables, level, depth)
-    return generate_planned(plan, stream_seed, seed_index, sig)
+    board = generate_planned(plan, stream_seed, seed_index, sig)
+    _alert(board.record)
+    return board
+
+
+def _alert(r: dict) -> None:
+    """The F5 alarms of the per-board API (A1 EC4/EC5); a fog shortfall stays silent (EC2)."""
+    where = (f"board ({r['level_index']}, {r['node_depth']}) stream seed {r['stream_seed']}: "
+             f"inferability {r['inferability']:.4f} / core {r['inferability_core']:.4f}, "
+             f"target {r['inferability_target']}, {r['attempts_used']} attempts")
+    if r["exit"] == "accept_least_bad":
+        warnings.warn(f"ILLEGAL board returned (no legal attempt; unreachable safe cells "
+                      f"{r['unreachable_safe']}, min_safe gap {r['min_safe_gap']}): {where}",
+                      IllegalBoardWarning, stacklevel=3)
+    elif r["exit"] == "accept_best":
+        warnings.warn(f"degraded board returned (no attempt met the target): {where}",
+                      DegradedBoardWarning, stacklevel=3)
 
 
 def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,

@@ -1,0 +1,144 @@
+"""The ``minegen`` command line: assembles commands, nothing else (STYLE 9).
+
+Each command is a small function over the library. ``command`` turns MinegenError (bad
+tables, bad options) into a message on stderr and exit code 2: users never see a
+traceback for bad input. A DefectError is *not* caught: a broken generator invariant must
+fail loudly (A1 EC10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+
+from .errors import MinegenError, TableError
+
+EXIT_BAD_INPUT = 2
+
+
+def command(fn):
+    @functools.wraps(fn)
+    def wrapper(args) -> int:
+        try:
+            return fn(args) or 0
+        except TableError as e:
+            print(e, file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except MinegenError as e:
+            print(f"minegen: {e}", file=sys.stderr)
+            return getattr(e, "exit_code", EXIT_BAD_INPUT)
+
+    return wrapper
+
+
+@command
+def cmd_validate(args) -> int:
+    from .table_loader import load_tables
+
+    t = load_tables(args.tables)
+    for w in t.warnings:
+        print(w.format())
+    print(
+        f"tables OK: {t.root}: {len(t.board_gen)} board_gen rows over levels {t.levels()}, "
+        f"{len(t.variations)} variation row(s), {len(t.warnings)} warning(s), "
+        f"hash {t.content_hash[:12]}"
+    )
+    return 0
+
+
+@command
+def cmd_generate(args) -> int:
+    from .generate import generate
+    from .render import draw, draw_record
+    from .table_loader import load_tables
+
+    tables = load_tables(args.tables)
+    index = args.index
+    if index is None and args.sigma is None:
+        index = 0
+    board = generate(args.level, args.depth, tables=tables, index=index, sigma=args.sigma)
+    if args.format == "json":
+        doc = {
+            "board": {
+                "width": board.width,
+                "height": board.height,
+                "spawn": list(board.spawn),
+                "mines": board.cells(board.mines),
+                "fog": board.cells(board.fog),
+            },
+            "metrics": board.record,
+        }
+        print(json.dumps(doc))
+    else:
+        r = board.record
+        print(f"board ({args.level}, {args.depth}) -> row ({r['row_level']}, {r['row_depth']}), "
+              f"{board.width}x{board.height}, stream seed {r['stream_seed']}")
+        print(draw(board))
+        print()
+        print(draw_record(r))
+    return 0
+
+
+@command
+def cmd_bench(args) -> int:
+    from .bench import run
+
+    print(json.dumps(run(args.width, args.height, args.density, args.target, args.attempts,
+                         args.boards, args.seed, args.repeats)))
+    return 0
+
+
+def _add_pipeline_commands(sub) -> None:
+    """Audit / diff / sweep live in ``pipeline`` (Dask is imported only when they run)."""
+    try:
+        from pipeline.cli import add_commands
+    except ImportError:  # the generator works without the audit package
+        return
+    add_commands(sub, command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="minegen",
+        description="Minesweeper-dungeon board generator (A1/A4) and its F4 batch audit.",
+    )
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    v = sub.add_parser("validate", help="validate a table root (exit 0, or 2 with every violation)")
+    v.add_argument("--tables", default=None, help="table root (default: tables/)")
+    v.set_defaults(func=cmd_validate)
+
+    g = sub.add_parser("generate", help="generate one board for (level, depth)")
+    g.add_argument("level", type=int)
+    g.add_argument("depth", type=int)
+    seed = g.add_mutually_exclusive_group()
+    seed.add_argument("--index", type=int, help="the batch's board I: derive_at('board_gen', sigma(L,D)+I) (default 0)")
+    seed.add_argument("--sigma", type=int, help="seed the stream with derive_at('board_gen', S)")
+    g.add_argument("--tables", default=None)
+    g.add_argument("--format", choices=("text", "json"), default="text")
+    g.set_defaults(func=cmd_generate)
+
+    b = sub.add_parser("bench", help="kernel speed on an ad-hoc no-fog row (JSON)")
+    b.add_argument("--width", type=int, required=True)
+    b.add_argument("--height", type=int, required=True)
+    b.add_argument("--density", type=float, required=True)
+    b.add_argument("--target", type=float, default=0.85)
+    b.add_argument("--attempts", type=int, default=1)
+    b.add_argument("--boards", type=int, default=2000)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--repeats", type=int, default=5)
+    b.set_defaults(func=cmd_bench)
+
+    _add_pipeline_commands(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""SPEC §3: the seed derivation and PCG32 match their published reference values."""
+
+import pytest
+
+from minegen.errors import MinegenError
+from minegen.rng import Pcg32, check_board_count, derive_at, fnv1a_64, sigma, splitmix64
+
+
+def test_fnv1a_64_reference():
+    assert fnv1a_64(b"a") == 0xAF63DC4C8601EC8C
+    assert fnv1a_64(b"") == 0xCBF29CE484222325
+
+
+def test_splitmix64_reference():
+    assert splitmix64(0) == 0xE220A8397B1DCDAF
+
+
+def test_pcg32_demo_values():
+    rng = Pcg32(42, 54)
+    assert [rng.next_u32() for _ in range(4)] == [0xA15C02B7, 0x7B47F409, 0xBA1D3330, 0x83D2F293]
+
+
+def test_derive_at_is_the_documented_formula():
+    for name, index in [("board_gen", 0), ("board_gen", 10**9 + 5), ("x", 2**64 + 3), ("é", 7)]:
+        expected = splitmix64(fnv1a_64(name.encode("utf-8")) ^ (index % 2**64))
+        assert derive_at(name, index) == expected
+    assert derive_at("board_gen", 1) != derive_at("board_gen", 2)
+    assert derive_at("board_gen", 1) == derive_at("board_gen", 1)
+
+
+def test_bounded_draws_stay_in_range_and_cover_it():
+    rng = Pcg32(derive_at("board_gen", 0))
+    seen = {rng.bounded(7) for _ in range(500)}
+    assert seen == set(range(7))
+    assert all(rng.bounded(1) == 0 for _ in range(10))
+    with pytest.raises(ValueError):
+        rng.bounded(0)
+
+
+def test_bounded_rejects_below_threshold():
+    # bound 3: threshold = (2^32 - 3) % 3 = 1, so a raw 0 is rejected and the next value used.
+    a, b = Pcg32(99), Pcg32(99)
+    raws = [a.next_u32() for _ in range(50)]
+    draws = [b.bounded(3) for _ in range(40)]
+    expected, i = [], 0
+    while len(expected) < 40:
+        if raws[i] >= 1:
+            expected.append(raws[i] % 3)
+        i += 1
+    assert draws == expected
+
+
+def test_sigma_rows_never_overlap():
+    assert sigma(1, 0) == 10**9 + 2**20
+    assert sigma(2, 3) == 10**9 + 2 * 2**20 + 3 * 2**12
+    ranges = sorted((sigma(L, D), sigma(L, D) + 4096) for L in range(1, 6) for D in range(0, 256))
+    assert all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+    check_board_count(4096)
+    with pytest.raises(MinegenError, match="4096"):
+        check_board_count(4097)
