@@ -75,7 +75,8 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
         if code != Defect.NONE:
             return code
     else:
-        var[:] = 0
+        for c in range(n):
+            var[c] = 0
     nfog = 0
     nvar = 0
     nmines = 0
@@ -164,15 +165,19 @@ def generate_board(seed, w, h, n_planned, target, min_safe, attempts, region_cou
                 bad_gap = gap
         if take:
             chosen = k
-            out[:] = cur[:]
+            # explicit loops, not slice copies: a slice copy pulls numba's shape-error
+            # formatting into the compile (seconds of cold start for nothing)
+            for f in range(N_INT_FIELDS):
+                out[f] = cur[f]
             out[F.MIN_SAFE_GAP] = gap
             if keep:
-                best[0, :] = i8[0]
-                best[1, :] = i8[5]
-                best[2, :] = i8[6]
-                best[3, :] = i8[7]
-                best[4, :] = i8[3]
-                best[5, :] = i8[4]
+                for c in range(w * h):
+                    best[0, c] = i8[0, c]  # mine
+                    best[1, c] = i8[5, c]  # var
+                    best[2, c] = i8[6, c]  # fog
+                    best[3, c] = i8[7, c]  # revealed
+                    best[4, c] = i8[3, c]  # r0
+                    best[5, c] = i8[4, c]  # reach
         if chosen_exit == Exit.MET:
             break
     out[F.PLANNED_MINES] = n_planned

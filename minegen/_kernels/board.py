@@ -33,7 +33,8 @@ def neighbour_table(w, h):
 @njit(cache=True, nogil=True)
 def spawn_mask(w, h, spawn):
     """The 3x3 block centred on (W // 2, H // 2)."""
-    spawn[:] = 0
+    for c in range(w * h):
+        spawn[c] = 0
     cx = w // 2
     cy = h // 2
     for y in range(cy - 1, cy + 2):
@@ -52,7 +53,8 @@ def place_mines(st, w, h, spawn, n_planned, cand, mine):
         if spawn[c] == 0:
             cand[m] = c
             m += 1
-    mine[:] = 0
+    for c in range(w * h):
+        mine[c] = 0
     for j in range(n_planned):
         k = j + pcg_bounded(st, m - j)
         t = cand[j]
@@ -105,7 +107,8 @@ def zero_closure(spawn, mine, num, nb, inset, queue):
 def outer_ring(inset, nb, ring):
     """ring[c] = 1 for cells outside ``inset`` that are 8-adjacent to it."""
     n = inset.shape[0]
-    ring[:] = 0
+    for c in range(n):
+        ring[c] = 0
     for c in range(n):
         if inset[c]:
             for j in range(8):
@@ -186,7 +189,8 @@ def place_regions(st, w, h, mine, num, spawn, reach, region_count, region_size,
     relaxed, A4 EC2). Returns (regions achieved, defect code).
     """
     n = w * h
-    var[:] = 0
+    for c in range(n):
+        var[c] = 0
     pool_n = pool_constraint.shape[0]
     achieved = 0
     for _ in range(region_count):

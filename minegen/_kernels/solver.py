@@ -131,9 +131,11 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
     for c in range(n):
         if r0[c]:
             push(c)
+    # One loop, one inlined drain: each turn drains queued reveals, then applies the single
+    # rule to one changed cell; only when none is left does a subset pass run.
     while True:
         drain()
-        while ctr[2] > 0:
+        if ctr[2] > 0:
             ctr[2] -= 1
             x = dirty[ctr[2]]
             indirty[x] = 0
@@ -152,7 +154,7 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                             push(v)
                         elif known[v] == 0:
                             mark_mine(v)
-                drain()
+            continue
         if not use_subset:
             break
         progressed = False
@@ -195,7 +197,7 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                                 push(v)
                             elif known[v] == 0:
                                 mark_mine(v)
-        if not progressed and ctr[2] == 0 and ctr[0] == ctr[1]:
+        if not progressed:
             break
     nrev = 0
     ncore = 0
