@@ -1,0 +1,87 @@
+"""Where the audit runs: an embedded LocalCluster (default), an existing scheduler, or
+SLURM through dask-jobqueue. Only this module knows the difference (no copy-pasted
+orchestration per backend); the graph code receives a connected ``Client``.
+
+Embedded clusters bind to 127.0.0.1 only (the scheduler's HTTP endpoint included: with
+``dashboard_address=None`` distributed still serves it on 0.0.0.0:8787), and use processes
+with one thread each: the kernels are nogil, but one process per core keeps numba's
+compile and the GIL-bound glue apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from .errors import RunError
+
+CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    scheduler: str | None = None  # tcp://host:port of an existing cluster
+    workers: int | None = None  # embedded LocalCluster size (default: CPU count)
+    slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
+
+    @property
+    def kind(self) -> str:
+        if self.scheduler:
+            return "external"
+        if self.slurm:
+            return "slurm"
+        return "local"
+
+
+def slurm_cluster(options: dict):
+    from dask_jobqueue import SLURMCluster
+
+    kwargs = {k: v for k, v in options.items() if k != "jobs"}
+    return SLURMCluster(**kwargs)
+
+
+def slurm_job_script(options: dict) -> str:
+    cluster = slurm_cluster(options)
+    try:
+        return cluster.job_script()
+    finally:
+        cluster.close()
+
+
+@contextlib.contextmanager
+def open_client(spec: ClusterSpec):
+    """Yield (client, description). Raises RunError when no cluster can be had."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    try:
+        if spec.kind == "external":
+            try:
+                client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
+            except (OSError, TimeoutError) as e:
+                raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
+            desc = f"external scheduler {spec.scheduler}"
+        elif spec.kind == "slurm":
+            cluster = slurm_cluster(spec.slurm)
+            cluster.scale(jobs=int(spec.slurm.get("jobs", 1)))
+            client = Client(cluster)
+            desc = f"SLURMCluster ({spec.slurm.get('jobs', 1)} job(s))"
+        else:
+            n = spec.workers or os.cpu_count() or 1
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
+            client = Client(cluster)
+            desc = f"LocalCluster ({n} worker process(es), 1 thread each, 127.0.0.1)"
+    except RunError:
+        raise
+    except Exception as e:  # any failure to bring a cluster up is "could not complete"
+        if cluster is not None:
+            cluster.close()
+        raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
+    try:
+        yield client, desc
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,125 @@
+"""Audit options: defaults < profile (configs/NAME.toml, section [audit]) < command-line flags.
+
+Every bad value is a MinegenError (exit 2) naming the option and the fix.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from minegen.errors import MinegenError
+from minegen.rng import MAX_BOARDS_PER_ROW
+
+from .cluster import ClusterSpec
+
+DEFAULT_N = 256
+KNOWN_KEYS = {"tables", "n", "rows", "scheduler", "workers", "seeds_per_task", "out", "slurm"}
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    tables: str | None = None
+    n: int = DEFAULT_N
+    rows: tuple[tuple[int, int], ...] = ()  # empty = every row of the table
+    scheduler: str | None = None
+    workers: int | None = None
+    seeds_per_task: int | None = None
+    out: str = "reports"
+    slurm: dict = field(default_factory=dict)
+    profile: str | None = None
+
+    def cluster(self) -> ClusterSpec:
+        return ClusterSpec(scheduler=self.scheduler, workers=self.workers, slurm=self.slurm)
+
+
+def parse_rows(text: str | list | None) -> tuple[tuple[int, int], ...]:
+    if not text:
+        return ()
+    items = text if isinstance(text, list) else str(text).split(",")
+    out = []
+    for item in items:
+        try:
+            level, depth = (int(p) for p in str(item).strip().split(":"))
+        except ValueError:
+            raise MinegenError(f"--rows: {item!r} is not L:D (e.g. --rows 1:0,2:4)") from None
+        out.append((level, depth))
+    return tuple(out)
+
+
+def read_toml(path: str, what: str) -> dict:
+    p = Path(path)
+    try:
+        return tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MinegenError(f"{what} {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise MinegenError(f"{what} {path} is not a readable TOML file: {e}") from None
+
+
+def slurm_options(path: str) -> dict:
+    doc = read_toml(path, "--slurm profile")
+    section = doc.get("slurm")
+    if not isinstance(section, dict) or not section:
+        raise MinegenError(f"--slurm profile {path} needs a [slurm] table of SLURMCluster "
+                           "options (queue, cores, memory, walltime, jobs ...)")
+    return section
+
+
+def from_profile(path: str) -> AuditOptions:
+    doc = read_toml(path, "--profile")
+    audit = doc.get("audit", {})
+    if not isinstance(audit, dict):
+        raise MinegenError(f"--profile {path}: [audit] must be a table")
+    unknown = set(audit) - KNOWN_KEYS
+    if unknown:
+        raise MinegenError(f"--profile {path}: unknown [audit] key(s) {sorted(unknown)}; "
+                           f"known: {sorted(KNOWN_KEYS)}")
+    opts = AuditOptions(profile=path)
+    for key, value in audit.items():
+        if key == "rows":
+            value = parse_rows(value)
+        elif key == "slurm":
+            value = slurm_options(str(value))
+        opts = replace(opts, **{key: value})
+    if isinstance(doc.get("slurm"), dict) and not opts.slurm and not opts.scheduler:
+        opts = replace(opts, slurm=doc["slurm"])
+    return opts
+
+
+def merge(args) -> AuditOptions:
+    """Profile (if any), then every flag the user gave on the command line."""
+    opts = from_profile(args.profile) if args.profile else AuditOptions()
+    flags = {
+        "tables": args.tables, "n": args.n, "scheduler": args.scheduler,
+        "workers": args.workers, "seeds_per_task": args.seeds_per_task, "out": args.out,
+    }
+    opts = replace(opts, **{k: v for k, v in flags.items() if v is not None})
+    if args.rows:
+        opts = replace(opts, rows=parse_rows(args.rows))
+    if args.slurm:
+        opts = replace(opts, slurm=slurm_options(args.slurm))
+    check(opts)
+    return opts
+
+
+def check(opts: AuditOptions) -> None:
+    problems = []
+    if not isinstance(opts.n, int) or not 1 <= opts.n <= MAX_BOARDS_PER_ROW:
+        problems.append(f"n must be an int in [1, {MAX_BOARDS_PER_ROW}] (row seed ranges "
+                        f"sigma(L, D) + i overlap beyond that); got {opts.n!r}")
+    if opts.workers is not None and (not isinstance(opts.workers, int) or opts.workers < 1):
+        problems.append(f"workers must be an int >= 1; got {opts.workers!r}")
+    if opts.seeds_per_task is not None and (
+            not isinstance(opts.seeds_per_task, int) or opts.seeds_per_task < 1):
+        problems.append(f"seeds-per-task must be an int >= 1; got {opts.seeds_per_task!r}")
+    chosen = [x for x in (opts.scheduler, opts.slurm) if x]
+    if len(chosen) > 1:
+        problems.append("give at most one of --scheduler and --slurm")
+    if opts.scheduler and opts.workers:
+        problems.append("--workers sizes the embedded cluster; it cannot go with --scheduler")
+    if opts.scheduler and not str(opts.scheduler).startswith(("tcp://", "tls://", "inproc://")):
+        problems.append(f"--scheduler must look like tcp://HOST:PORT; got {opts.scheduler!r}")
+    if problems:
+        raise MinegenError("bad audit options: " + "; ".join(problems))

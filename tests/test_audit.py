@@ -1,0 +1,198 @@
+"""The F4 audit on real Dask clusters (loopback only), real Parquet, real Pandera checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.assertions import assertion_frame, evaluate, hard_failures
+from pipeline.audit import run_audit
+from pipeline.options import AuditOptions
+
+pytestmark = pytest.mark.cluster
+FIXTURES = Path(__file__).parent / "fixtures" / "tables"
+ROWS = ((1, 0), (2, 4), (3, 4), (4, 4))
+N = 24
+
+
+def audit(tmp_path, **kw) -> "pipeline.audit.AuditResult":  # noqa: F821
+    opts = AuditOptions(out=str(tmp_path / "reports"), n=kw.pop("n", N),
+                        rows=kw.pop("rows", ROWS), **kw)
+    return run_audit(opts, progress=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def external_scheduler():
+    """`dask scheduler` + one `dask worker` as subprocesses on 127.0.0.1, stopped by PID."""
+    port = free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    bindir = Path(sys.executable).parent
+    sched = subprocess.Popen([bindir / "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                              str(port), "--dashboard-address", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([bindir / "dask", "worker", addr, "--nworkers", "1", "--nthreads",
+                               "1", "--host", "127.0.0.1", "--dashboard-address",
+                               "127.0.0.1:0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        from dask.distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with Client(addr, timeout=5) as c:
+                    c.wait_for_workers(1, timeout=30)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield addr
+    finally:
+        for p in (worker, sched):
+            p.terminate()
+        for p in (worker, sched):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    return audit(tmp_path_factory.mktemp("base"), workers=1)
+
+
+def test_records_identical_across_workers_chunking_and_scheduler(baseline, tmp_path,
+                                                                 external_scheduler):
+    two = audit(tmp_path / "two", workers=2, seeds_per_task=5)
+    ext = audit(tmp_path / "ext", scheduler=external_scheduler, seeds_per_task=7)
+    assert baseline.records.height == len(ROWS) * N
+    for other in (two, ext):
+        assert other.records.equals(baseline.records)
+        assert other.manifest["records_sha256"] == baseline.manifest["records_sha256"]
+        a = (baseline.run_dir / "records.parquet").read_bytes()
+        assert (other.run_dir / "records.parquet").read_bytes() == a
+    assert "external scheduler" in ext.manifest["scheduler"]
+    assert two.manifest["workers"] == 2
+
+
+def test_report_folder(baseline):
+    d = baseline.run_dir
+    assert d.parent.name == "metric_v1" and (d.parent / "LATEST").read_text().strip() == d.name
+    for name in ("manifest.json", "records.parquet", "aggregates.parquet", "aggregates.csv",
+                 "assertions.json", "report.md", "report.html", "shortfall.csv"):
+        assert (d / name).is_file(), name
+    assert not list(d.parent.glob(".tmp-*"))
+    m = json.loads((d / "manifest.json").read_text())
+    for key in ("run_id", "created_utc", "code_version", "git_commit", "table_hash", "n",
+                "sigma_formula", "metric_version", "packages", "scheduler", "wall_s"):
+        assert key in m, key
+    assert m["n"] == N and m["metric_version"] == 1 and m["packages"]["dask"] != "missing"
+    recs = pl.read_parquet(d / "records.parquet")
+    assert recs.equals(baseline.records)
+    agg = pl.read_parquet(d / "aggregates.parquet")
+    assert agg.select("level_index", "node_depth").rows() == list(ROWS)
+    html = (d / "report.html").read_text()
+    assert html.count("<svg") >= 3 and "plot-inferability-L2" in html
+
+
+def test_second_run_gets_its_own_folder(baseline, tmp_path):
+    out = baseline.run_dir.parent.parent
+    again = run_audit(AuditOptions(out=str(out), n=4, rows=((1, 0),), workers=1), progress=False)
+    assert again.run_dir != baseline.run_dir and baseline.run_dir.is_dir()
+    assert (again.run_dir.parent / "LATEST").read_text().strip() == again.run_dir.name
+
+
+def test_hard_lines_fire_and_report_names_rows(tmp_path):
+    res = audit(tmp_path, tables=str(FIXTURES / "audit_fires"), rows=(), n=32, workers=2)
+    assert res.exit_code == 1
+    doc = json.loads((res.run_dir / "assertions.json").read_text())
+    failed = {(r["line"], r["level_index"], r["node_depth"]) for r in doc["results"]
+              if r["hard"] and r["passed"] is False}
+    assert {("A", 1, 0), ("A'", 2, 0), ("B", 3, 0)} <= failed
+    assert not any(level == 4 for _, level, _ in failed)
+    b = next(r for r in doc["results"] if (r["line"], r["level_index"]) == ("B", 3))
+    assert b["observed"] < 0.95 and b["threshold"] == 0.95
+    assert any(fc["level_index"] == 3 and fc["column"] == "b_regions_full_share"
+               for fc in doc["failure_cases"])
+    md = (res.run_dir / "report.md").read_text()
+    assert "FAIL" in md and "(3, 0)" in md
+
+
+def test_e_warns_without_failing(tmp_path):
+    res = audit(tmp_path, tables=str(FIXTURES / "monotone_drop"), rows=(), n=8, workers=1)
+    assert res.exit_code == 0
+    e = [r for r in res.results if r["line"] == "E"]
+    assert [r["passed"] for r in e] == [True, False]
+
+
+def test_a_double_prime_and_b_prime_fire_on_hand_made_frames(baseline):
+    agg = baseline.aggregates.drop("e_monotone_ok", "e_detail")
+    ok_results, _ = evaluate(assertion_frame(agg, None))
+    assert hard_failures(ok_results) == [] or all(r["line"] == "B" for r in hard_failures(ok_results))
+    bad = agg.with_columns(
+        pl.when(pl.col("level_index") == 2).then(0.80).otherwise(pl.col("inferability_target"))
+        .alias("inferability_target"),
+        pl.when(pl.col("level_index") == 1).then(3).otherwise(pl.col("b_prime_fogged_boards"))
+        .alias("b_prime_fogged_boards"),
+    )
+    results, failures = evaluate(assertion_frame(bad, None))
+    failed = {(r["line"], r["level_index"]) for r in hard_failures(results)}
+    assert ("A''", 2) in failed and ("B'", 1) in failed
+    assert {"inferability_target", "b_prime_fogged_boards"} <= set(failures["column"].to_list())
+    # B' does not apply to fog rows, B does not apply to no-fog rows
+    bp = {r["level_index"]: r["applies"] for r in results if r["line"] == "B'"}
+    assert bp[1] is True and bp[2] is False
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("args", [["--n", "0"], ["--n", "5000"], ["--workers", "0"],
+                                  ["--scheduler", "localhost:1"], ["--rows", "1-0"],
+                                  ["--rows", "9:0"], ["--profile", "configs/none.toml"],
+                                  ["--tables", str(FIXTURES / "many_errors")]])
+def test_bad_input_exits_2(args, tmp_path):
+    p = cli("audit", "--out", str(tmp_path), *args)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr
+    assert not any(tmp_path.iterdir())  # nothing written for bad input
+
+
+def test_unreachable_scheduler_exits_3(tmp_path):
+    p = cli("audit", "--out", str(tmp_path), "--n", "4", "--scheduler",
+            f"tcp://127.0.0.1:{free_port()}", env={"MINEGEN_CONNECT_TIMEOUT": "2"})
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and "cannot reach" in p.stderr
+    assert not list(tmp_path.rglob("manifest.json"))
+
+
+def test_cli_failing_line_exits_1_with_summary(tmp_path):
+    p = cli("audit", "--tables", str(FIXTURES / "audit_fires"), "--rows", "3:0,4:0", "--n", "16",
+            "--workers", "1", "--out", str(tmp_path))
+    assert p.returncode == 1, p.stderr
+    assert "FAIL" in p.stdout and "B failed on 1 row(s)" in p.stdout and "(3, 0)" in p.stdout
+    assert "report:" in p.stdout
+
+
+def test_slurm_dry_run_prints_job_script():
+    p = cli("audit", "--slurm", str(FIXTURES.parent.parent.parent / "configs" / "slurm.toml"), "--dry-run")
+    assert p.returncode == 0, p.stderr
+    assert "#SBATCH" in p.stdout and "dask" in p.stdout and "--job-name=minegen-audit" in p.stdout
