@@ -10,7 +10,6 @@ compile and the GIL-bound glue apart.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 
@@ -49,9 +48,25 @@ def slurm_job_script(options: dict) -> str:
         cluster.close()
 
 
-@contextlib.contextmanager
-def open_client(spec: ClusterSpec):
-    """Yield (client, description). Raises RunError when no cluster can be had."""
+class ClusterHandle:
+    """A connected client and what it owns; ``close`` may run on another thread, so the
+    audit can shut workers down while it writes the report."""
+
+    def __init__(self, client, description: str, cluster=None):
+        self.client = client
+        self.description = description
+        self._cluster = cluster
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def start_cluster(spec: ClusterSpec) -> ClusterHandle:
+    """Connect or start a cluster. Raises RunError when no cluster can be had."""
     from dask.distributed import Client, LocalCluster
 
     cluster = None
@@ -61,27 +76,20 @@ def open_client(spec: ClusterSpec):
                 client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
             except (OSError, TimeoutError) as e:
                 raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
-            desc = f"external scheduler {spec.scheduler}"
-        elif spec.kind == "slurm":
+            return ClusterHandle(client, f"external scheduler {spec.scheduler}")
+        if spec.kind == "slurm":
             cluster = slurm_cluster(spec.slurm)
             cluster.scale(jobs=int(spec.slurm.get("jobs", 1)))
-            client = Client(cluster)
-            desc = f"SLURMCluster ({spec.slurm.get('jobs', 1)} job(s))"
-        else:
-            n = spec.workers or os.cpu_count() or 1
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
-            client = Client(cluster)
-            desc = f"LocalCluster ({n} worker process(es), 1 thread each, 127.0.0.1)"
+            return ClusterHandle(Client(cluster), f"SLURMCluster ({spec.slurm.get('jobs', 1)} "
+                                 "job(s))", cluster)
+        n = spec.workers or os.cpu_count() or 1
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        return ClusterHandle(Client(cluster), f"LocalCluster ({n} worker process(es), 1 thread "
+                             "each, 127.0.0.1)", cluster)
     except RunError:
         raise
     except Exception as e:  # any failure to bring a cluster up is "could not complete"
         if cluster is not None:
             cluster.close()
         raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
-    try:
-        yield client, desc
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()

@@ -165,11 +165,11 @@ def test_html_has_each_plot_per_level(page):
             figs = re.findall(rf'<figure id="plot-{kind}-L{level}">(.*?)</figure>', page,
                               re.S)
             assert len(figs) == 1, (kind, level)
-            # title, axis labels and legend entries (matplotlib keeps text as comments)
-            assert f"<!-- Level {level}: {title} -->" in figs[0]
-            assert "<!-- node depth D -->" in figs[0]
+            # title, axis labels and legend entries are SVG <text> (svg.fonttype = none)
+            assert f">Level {level}: {title}</text>" in figs[0]
+            assert ">node depth D</text>" in figs[0]
             assert figs[0].lstrip().startswith("<svg")
-    assert page.count("<svg") == 6 and "<!-- target -->" in page and "<!-- core p10 -->" in page
+    assert page.count("<svg") == 6 and ">target</text>" in page and ">core p10</text>" in page
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids)), "ids repeat across inline SVGs"
 

@@ -1,0 +1,92 @@
+"""Audit scaling benchmark (issue 3 performance): 1 vs 2 workers, overhead share, and a
+plain multiprocessing.Pool fan-out of the same kernel over the same seeds.
+
+    .venv/bin/python benchmarks/audit_scaling.py [--n 4096] [--seeds-per-task 512] [--repeats 3]
+
+Prints one JSON object with medians over repeats. Writes reports under a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from minegen.plan import plan_row
+from minegen.table_loader import load_tables
+from pipeline.audit import run_audit
+from pipeline.graph import blocks
+from pipeline.options import AuditOptions
+from pipeline.tasks import run_block, warm_worker
+
+TABLES = Path(__file__).parent / "tables" / "scaling"
+
+
+def _block(args):
+    plan, first, count = args
+    return run_block(plan, first, count).height
+
+
+def pool_run(n: int, seeds_per_task: int, workers: int) -> dict:
+    tables = load_tables(TABLES)
+    plans = [plan_row(tables, *r.key) for r in tables.board_gen]
+    todo = [(b.plan, b.first, b.count) for b in blocks(plans, n, seeds_per_task)]
+    t0 = time.perf_counter()
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for _ in pool.imap_unordered(lambda_free_warm, range(workers)):
+            pass
+        t1 = time.perf_counter()
+        boards = sum(pool.imap_unordered(_block, todo))
+        t2 = time.perf_counter()
+    return {"wall": time.perf_counter() - t0, "generate": t2 - t1, "boards": boards}
+
+
+def lambda_free_warm(_):
+    return warm_worker()
+
+
+def dask_run(n: int, seeds_per_task: int, workers: int, out: str) -> dict:
+    opts = AuditOptions(tables=str(TABLES), n=n, workers=workers, seeds_per_task=seeds_per_task,
+                        out=out)
+    t0 = time.perf_counter()
+    res = run_audit(opts, progress=False)
+    wall = time.perf_counter() - t0
+    gen = res.manifest["timings_s"]["generate"]
+    return {"wall": wall, "generate": gen, "overhead_share": (wall - gen) / wall,
+            "sha": res.manifest["records_sha256"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=4096)
+    ap.add_argument("--seeds-per-task", type=int, default=512)
+    ap.add_argument("--repeats", type=int, default=3)
+    a = ap.parse_args()
+    runs = {"dask1": [], "dask2": [], "pool2": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(a.repeats):
+            runs["dask1"].append(dask_run(a.n, a.seeds_per_task, 1, tmp))
+            runs["dask2"].append(dask_run(a.n, a.seeds_per_task, 2, tmp))
+            runs["pool2"].append(pool_run(a.n, a.seeds_per_task, 2))
+    med = {k: {m: statistics.median(r[m] for r in v) for m in ("wall", "generate")}
+           for k, v in runs.items()}
+    shas = {r["sha"] for k in ("dask1", "dask2") for r in runs[k]}
+    print(json.dumps({
+        "n": a.n, "seeds_per_task": a.seeds_per_task, "repeats": a.repeats,
+        "boards": runs["pool2"][0]["boards"], "median_s": med,
+        "efficiency_2w_generate": med["dask1"]["generate"] / (2 * med["dask2"]["generate"]),
+        "efficiency_2w_wall": med["dask1"]["wall"] / (2 * med["dask2"]["wall"]),
+        "overhead_share_2w": statistics.median(r["overhead_share"] for r in runs["dask2"]),
+        "overhead_share_1w": statistics.median(r["overhead_share"] for r in runs["dask1"]),
+        "dask_vs_pool_generate": med["dask2"]["generate"] / med["pool2"]["generate"],
+        "dask_vs_pool_wall": med["dask2"]["wall"] / med["pool2"]["wall"],
+        "records_identical_1w_2w": len(shas) == 1,
+    }, indent=1))
+
+
+if __name__ == "__main__":
+    main()
