@@ -57,17 +57,15 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     run_id = report.new_run_id(opts.out, tables.content_hash, opts.n, created)
     manifest = report.base_manifest(run_id, created, tables.root, tables.content_hash, opts.n,
                                     opts.seeds_per_task, [(p.level, p.depth) for p in plans])
-    # The report's plotting stack takes ~0.6 s to import: do it while the workers generate.
-    preload = threading.Thread(target=_preload_report, daemon=True)
-    preload.start()
     t0 = time.perf_counter()
     handle = start_cluster(opts.cluster())
     closer = None
     try:
         t1 = time.perf_counter()
         workers = len(handle.client.scheduler_info().get("workers", {}))
+        graph_timings: dict = {}
         records = run_graph(handle.client, plans, opts.n, opts.seeds_per_task,
-                            Progress(len(plans), opts.n * len(plans), progress))
+                            Progress(len(plans), opts.n * len(plans), progress), graph_timings)
         t2 = time.perf_counter()
         # Workers shut down on a side thread while this one aggregates and writes.
         closer = threading.Thread(target=handle.close)
@@ -87,10 +85,10 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
         "scheduler": desc, "workers": workers, "exit_code": exit_code,
         "records_sha256": report.records_digest(records), "boards": records.height,
         "timings_s": {"setup": round(t0 - t_start, 3), "cluster_start": round(t1 - t0, 3),
-                      "generate": round(t2 - t1, 3), "aggregate": round(t3 - t2, 3)},
+                      "generate": round(t2 - t1, 3), **graph_timings,
+                      "aggregate": round(t3 - t2, 3)},
     })
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)
-    preload.join()
     run_dir = report.write_run(opts.out, run_id, manifest, records, frame, results, failures,
                                shortfall, b1)
     closer.join()
@@ -99,10 +97,6 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     # The final wall time includes writing the report: rewrite the manifest in place.
     (run_dir / "manifest.json").write_text(report._json(manifest), encoding="utf-8")
     return AuditResult(exit_code, run_dir, manifest, records, frame, results)
-
-
-def _preload_report() -> None:
-    from . import render  # noqa: F401  (imports matplotlib)
 
 
 def summary(result: AuditResult) -> str:

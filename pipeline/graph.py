@@ -64,8 +64,13 @@ class Progress:
 
 
 def run_graph(client, plans: list[RowPlan], n: int, seeds_per_task: int | None = None,
-              progress: Progress | None = None) -> pl.DataFrame:
-    """Generate n boards per plan on ``client``; returns records sorted by SORT_KEY."""
+              progress: Progress | None = None, timings: dict | None = None) -> pl.DataFrame:
+    """Generate n boards per plan on ``client``; returns records sorted by SORT_KEY.
+
+    ``timings`` (if given) receives "warmup" and "fanout" seconds.
+    """
+    import time
+
     from dask.distributed import as_completed
 
     todo = blocks(plans, n, seeds_per_task)
@@ -73,7 +78,9 @@ def run_graph(client, plans: list[RowPlan], n: int, seeds_per_task: int | None =
     for b in todo:
         progress.expect((b.plan.level, b.plan.depth), b.count)
     try:
+        t0 = time.perf_counter()
         client.run(warm_worker)  # compile once per worker, before the fan-out
+        t1 = time.perf_counter()
         futures = {
             client.submit(run_block, b.plan, b.first, b.count, key=b.key, pure=False,
                           retries=TASK_RETRIES): b
@@ -90,6 +97,9 @@ def run_graph(client, plans: list[RowPlan], n: int, seeds_per_task: int | None =
         raise RunError(f"the audit graph did not complete: {type(e).__name__}: {e}") from e
     finally:
         progress.close()
+    if timings is not None:
+        timings["warmup"] = round(t1 - t0, 3)
+        timings["fanout"] = round(time.perf_counter() - t1, 3)
     if not frames:
         return empty_records()
     return pl.concat(frames).sort(SORT_KEY)
