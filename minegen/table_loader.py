@@ -315,3 +315,24 @@ def load_tables(root: str | os.PathLike | None = None) -> Tables:
     if tables is None:
         raise TableError(diagnostics)
     return tables
+
+
+def row_fields(row: BoardGenRow) -> dict:
+    """A BoardGenRow back in its TOML shape (sets as sorted lists)."""
+    raw = {f: getattr(row, f) for f in row.__dataclass_fields__}
+    raw["board_biome"] = sorted(row.board_biome)
+    raw["monotone_in_depth"] = list(row.monotone_in_depth)
+    return raw
+
+
+def check_board_gen_row(raw: dict) -> tuple[BoardGenRow | None, list[Diagnostic]]:
+    """Validate one BoardGenTable row given as a dict (field domains, F2, F2b, F2c), in
+    memory: (the row, []) when clean, else (None, every diagnostic). For tools that vary a
+    row (``minegen sweep``) without writing a table root anywhere."""
+    out = _Collector()
+    ok, problems = _check_fields(raw, tc.BOARD_GEN_FIELDS)
+    label = (f"({ok['level_index']}, {ok['node_depth']})"
+             if _has(ok, "level_index", "node_depth") else "#1")
+    _emit(out, BOARD_GEN_FILE, label, problems)
+    clean = _board_gen_cross(ok, BOARD_GEN_FILE, label, out) and not problems
+    return (_board_gen_row(ok) if clean else None), out.items

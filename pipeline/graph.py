@@ -1,11 +1,17 @@
 """Build and submit the audit graph (SPEC §8): one task per row by default, or per
 ``seeds_per_task`` boards; results are sorted by (level, depth, i) before anything reads
 them, so scheduling, chunking and completion order never change an output.
+
+Rows are identified by their position in ``plans`` (a sweep runs one (L, D) several
+times with different snapshots). ``on_row(position, frame)`` is called, on the calling
+thread, as soon as all blocks of a row are in: the audit writes its resume shards there.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -21,19 +27,22 @@ TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, s
 
 @dataclass(frozen=True)
 class Block:
+    position: int  # index of the row's plan in the submitted list
     plan: RowPlan
     first: int
     count: int
 
     @property
     def key(self) -> str:
-        return f"minegen-block-L{self.plan.level}-D{self.plan.depth}-{self.first}-{self.count}"
+        p = self.plan
+        return f"minegen-block-{self.position}-L{p.level}-D{p.depth}-{self.first}-{self.count}"
 
 
 def blocks(plans: list[RowPlan], n: int, seeds_per_task: int | None) -> list[Block]:
     """Split each row's boards [0, n) into tasks of ``seeds_per_task`` (default: whole row)."""
     size = seeds_per_task or n
-    return [Block(p, first, min(size, n - first)) for p in plans for first in range(0, n, size)]
+    return [Block(pos, p, first, min(size, n - first))
+            for pos, p in enumerate(plans) for first in range(0, n, size)]
 
 
 class Progress:
@@ -42,18 +51,12 @@ class Progress:
     def __init__(self, rows: int, boards: int, enabled: bool | None = None):
         self.rows, self.boards = rows, boards
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.done_boards = 0
-        self.row_left: dict[tuple[int, int], int] = {}
         self.done_rows = 0
+        self.done_boards = 0
 
-    def expect(self, key: tuple[int, int], count: int) -> None:
-        self.row_left[key] = self.row_left.get(key, 0) + count
-
-    def advance(self, key: tuple[int, int], count: int) -> None:
-        self.done_boards += count
-        self.row_left[key] -= count
-        if self.row_left[key] == 0:
-            self.done_rows += 1
+    def advance(self, boards: int, rows: int = 0) -> None:
+        self.done_boards += boards
+        self.done_rows += rows
         if self.enabled:
             print(f"\raudit: rows {self.done_rows}/{self.rows}  boards "
                   f"{self.done_boards}/{self.boards}", end="", file=sys.stderr, flush=True)
@@ -64,33 +67,53 @@ class Progress:
 
 
 def run_graph(client, plans: list[RowPlan], n: int, seeds_per_task: int | None = None,
-              progress: Progress | None = None, timings: dict | None = None) -> pl.DataFrame:
-    """Generate n boards per plan on ``client``; returns records sorted by SORT_KEY.
+              progress: Progress | None = None, timings: dict | None = None,
+              on_row: Callable[[int, pl.DataFrame], None] | None = None) -> pl.DataFrame:
+    """Generate n boards per plan on ``client``; returns all records sorted by SORT_KEY."""
+    rows = run_rows(client, plans, n, seeds_per_task, progress, timings, on_row)
+    if not rows:
+        return empty_records()
+    return pl.concat(rows.values()).sort(SORT_KEY)
+
+
+def run_rows(client, plans: list[RowPlan], n: int, seeds_per_task: int | None = None,
+             progress: Progress | None = None, timings: dict | None = None,
+             on_row: Callable[[int, pl.DataFrame], None] | None = None
+             ) -> dict[int, pl.DataFrame]:
+    """Generate n boards per plan on ``client`` -> {position: that row's sorted records}.
 
     ``timings`` (if given) receives "warmup" and "fanout" seconds.
     """
-    import time
-
     from dask.distributed import as_completed
 
     todo = blocks(plans, n, seeds_per_task)
     progress = progress or Progress(len(plans), n * len(plans))
+    left = {pos: 0 for pos in range(len(plans))}
     for b in todo:
-        progress.expect((b.plan.level, b.plan.depth), b.count)
+        left[b.position] += 1
+    parts: dict[int, list[pl.DataFrame]] = {pos: [] for pos in left}
+    rows: dict[int, pl.DataFrame] = {}
+    t0 = t1 = time.perf_counter()
     try:
-        t0 = time.perf_counter()
-        client.run(warm_worker)  # compile once per worker, before the fan-out
+        if todo:
+            client.run(warm_worker)  # compile once per worker, before the fan-out
         t1 = time.perf_counter()
         futures = {
             client.submit(run_block, b.plan, b.first, b.count, key=b.key, pure=False,
                           retries=TASK_RETRIES): b
             for b in todo
         }
-        frames = []
         for fut in as_completed(futures):
             b = futures[fut]
-            frames.append(fut.result())
-            progress.advance((b.plan.level, b.plan.depth), b.count)
+            parts[b.position].append(fut.result())
+            left[b.position] -= 1
+            done = left[b.position] == 0
+            if done:
+                row = pl.concat(parts.pop(b.position)).sort(SORT_KEY)
+                rows[b.position] = row
+                if on_row is not None:
+                    on_row(b.position, row)
+            progress.advance(b.count, int(done))
     except (RunError, DefectError):
         raise  # a generator defect is loud, never "the run could not complete"
     except Exception as e:
@@ -100,6 +123,4 @@ def run_graph(client, plans: list[RowPlan], n: int, seeds_per_task: int | None =
     if timings is not None:
         timings["warmup"] = round(t1 - t0, 3)
         timings["fanout"] = round(time.perf_counter() - t1, 3)
-    if not frames:
-        return empty_records()
-    return pl.concat(frames).sort(SORT_KEY)
+    return dict(sorted(rows.items()))
