@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -25,9 +25,11 @@ from .aggregate import aggregate, shortfall_distribution
 from .b1 import reconcile
 from .assertions import assertion_frame, evaluate, hard_failures
 from .cluster import start_cluster
-from .errors import EXIT_ASSERTION_FAILED, EXIT_OK
-from .graph import Progress, run_graph
+from .errors import EXIT_ASSERTION_FAILED, EXIT_OK, RunError
+from .graph import Progress, run_rows
 from .options import AuditOptions
+from .shards import ShardStore
+from .tasks import SORT_KEY
 
 
 @dataclass
@@ -50,26 +52,51 @@ def select_plans(tables: Tables, rows: tuple[tuple[int, int], ...]) -> list[RowP
 
 def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     t_start = time.perf_counter()
+    store, resumed_from = None, None
+    if opts.resume:
+        store = ShardStore.find(opts.resume, opts.out)
+        facts = store.facts()
+        opts = replace(opts, tables=facts["tables"], n=facts["n"],
+                       rows=tuple(tuple(r) for r in facts["rows"]),
+                       seeds_per_task=facts["seeds_per_task"],
+                       out=str(store.folder.parent.parent))
+        resumed_from = store.run_id
     tables = load_tables(opts.tables)
     check_board_count(opts.n)
     plans = select_plans(tables, opts.rows)
     created = report.utc_now()
-    run_id = report.new_run_id(opts.out, tables.content_hash, opts.n, created)
+    run_id = resumed_from or report.new_run_id(opts.out, tables.content_hash, opts.n, created)
     manifest = report.base_manifest(run_id, created, tables.root, tables.content_hash, opts.n,
                                     opts.seeds_per_task, [(p.level, p.depth) for p in plans])
+    if store is None:
+        store = ShardStore.create(report.version_dir(opts.out), run_id, {
+            "run_id": run_id, "tables": tables.root, "table_hash": tables.content_hash,
+            "n": opts.n, "rows": [[p.level, p.depth] for p in plans],
+            "seeds_per_task": opts.seeds_per_task, "created_utc": manifest["created_utc"]})
+    reused = {pos: f for pos, p in enumerate(plans) if (f := store.load(p, opts.n)) is not None}
+    todo = [p for pos, p in enumerate(plans) if pos not in reused]
+    manifest["resumed_from"] = resumed_from
+    manifest["reused_rows"] = [[plans[pos].level, plans[pos].depth] for pos in reused]
     t0 = time.perf_counter()
-    handle = start_cluster(opts.cluster())
+    try:
+        handle = start_cluster(opts.cluster())
+    except RunError as e:
+        raise RunError(f"{e}\n{_resume_hint(run_id, opts.out)}") from e
     closer = None
     try:
         t1 = time.perf_counter()
         workers = len(handle.client.scheduler_info().get("workers", {}))
         graph_timings: dict = {}
-        records = run_graph(handle.client, plans, opts.n, opts.seeds_per_task,
-                            Progress(len(plans), opts.n * len(plans), progress), graph_timings)
+        fresh = run_rows(handle.client, todo, opts.n, opts.seeds_per_task,
+                         Progress(len(todo), opts.n * len(todo), progress), graph_timings,
+                         on_row=lambda pos, frame: store.save(todo[pos], opts.n, frame))
+        records = pl.concat([*reused.values(), *fresh.values()]).sort(SORT_KEY)
         t2 = time.perf_counter()
         # Workers shut down on a side thread while this one aggregates and writes.
         closer = threading.Thread(target=handle.close)
         closer.start()
+    except RunError as e:
+        raise RunError(f"{e}\n{_resume_hint(run_id, opts.out)}") from e
     finally:
         if closer is None:
             handle.close()
@@ -92,11 +119,17 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     run_dir = report.write_run(opts.out, run_id, manifest, records, frame, results, failures,
                                shortfall, b1)
     closer.join()
+    store.remove()  # the run is complete: its shards are in records.parquet now
     manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)
     # The final wall time includes writing the report: rewrite the manifest in place.
     (run_dir / "manifest.json").write_text(report._json(manifest), encoding="utf-8")
     return AuditResult(exit_code, run_dir, manifest, records, frame, results)
+
+
+def _resume_hint(run_id: str, out: str) -> str:
+    return (f"finished rows are kept; complete the run with: minegen audit --resume {run_id} "
+            f"--out {out}")
 
 
 def summary(result: AuditResult) -> str:
@@ -109,6 +142,9 @@ def summary(result: AuditResult) -> str:
         f"{m['scheduler']}, {m['wall_s']:.1f} s)",
         f"report: {result.run_dir / 'report.html'}",
     ]
+    if m.get("resumed_from"):
+        lines.append(f"  resumed run: {len(m['reused_rows'])} row(s) reused from shards, "
+                     f"{len(result.aggregates) - len(m['reused_rows'])} recomputed")
     by_line: dict[str, list[dict]] = {}
     for r in fails:
         by_line.setdefault(r["line"], []).append(r)

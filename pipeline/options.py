@@ -29,6 +29,7 @@ class AuditOptions:
     out: str = "reports"
     slurm: dict = field(default_factory=dict)
     profile: str | None = None
+    resume: str | None = None  # run id or .partial-* folder of an interrupted run
 
     def cluster(self) -> ClusterSpec:
         return ClusterSpec(scheduler=self.scheduler, workers=self.workers, slurm=self.slurm)
@@ -89,8 +90,19 @@ def from_profile(path: str) -> AuditOptions:
 
 
 def merge(args) -> AuditOptions:
-    """Profile (if any), then every flag the user gave on the command line."""
+    """Profile (if any), then every flag the user gave on the command line.
+
+    With --resume the run's own options (tables, n, rows, seeds per task) come from the
+    interrupted run; only where it runs (cluster flags) and --out may be given.
+    """
+    if getattr(args, "resume", None):
+        clash = [f"--{k}" for k in ("tables", "n", "rows", "profile", "seeds_per_task")
+                 if getattr(args, k) is not None]
+        if clash:
+            raise MinegenError(f"--resume takes the run's own options; drop {', '.join(clash)}")
     opts = from_profile(args.profile) if args.profile else AuditOptions()
+    if getattr(args, "resume", None):
+        opts = replace(opts, resume=args.resume)
     flags = {
         "tables": args.tables, "n": args.n, "scheduler": args.scheduler,
         "workers": args.workers, "seeds_per_task": args.seeds_per_task, "out": args.out,

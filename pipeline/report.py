@@ -63,7 +63,7 @@ def new_run_id(out: str | os.PathLike, table_hash: str, n: int, now: datetime) -
     base = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{table_hash[:8]}-n{n}"
     vdir = version_dir(out)
     run_id, k = base, 1
-    while (vdir / run_id).exists():
+    while (vdir / run_id).exists() or (vdir / f".partial-{run_id}").exists():
         k += 1
         run_id = f"{base}-{k}"
     return run_id

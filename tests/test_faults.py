@@ -1,0 +1,108 @@
+"""Fault tolerance (issue: hardening the audit): a worker killed mid-run, and the audit
+process itself killed mid-run then resumed. Real processes, loopback only, stopped by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from minegen.plan import plan_row
+from minegen.table_loader import load_tables
+from pipeline.audit import run_audit
+from pipeline.cluster import ClusterSpec, start_cluster
+from pipeline.graph import run_graph
+from pipeline.options import AuditOptions
+from pipeline.tasks import run_block
+
+pytestmark = pytest.mark.cluster
+SCALING = Path(__file__).resolve().parent.parent / "benchmarks" / "tables" / "scaling"
+
+
+def expected_records(plans, n) -> pl.DataFrame:
+    return pl.concat([run_block(p, 0, n) for p in plans]).sort(
+        ["level_index", "node_depth", "seed_index"])
+
+
+def test_killed_worker_does_not_change_records():
+    tables = load_tables()
+    plans = [plan_row(tables, *r.key) for r in tables.board_gen[8:]]
+    n = 1024
+    handle = start_cluster(ClusterSpec(workers=2))
+    try:
+        pids = list(handle.client.run(os.getpid).values())
+        assert len(pids) == 2 and os.getpid() not in pids
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault(
+            "records", run_graph(handle.client, plans, n, seeds_per_task=32)))
+        t.start()
+        deadline = time.monotonic() + 30
+        while not handle.client.processing() or not any(handle.client.processing().values()):
+            assert time.monotonic() < deadline, "no task ever started"
+            time.sleep(0.02)
+        time.sleep(0.3)  # tasks are running on both workers now
+        os.kill(pids[0], signal.SIGKILL)
+        t.join(timeout=240)
+        assert not t.is_alive()
+    finally:
+        handle.close()
+    assert out["records"].equals(expected_records(plans, n))
+
+
+def test_killed_audit_resumes_to_the_same_report(tmp_path):
+    out = tmp_path / "reports"
+    cmd = [sys.executable, "-m", "minegen.cli", "audit", "--tables", str(SCALING), "--n", "256",
+           "--seeds-per-task", "64", "--workers", "1", "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+            assert proc.poll() is None, "the audit ended before any row finished"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)  # the audit and its cluster, mid-run
+    finally:
+        proc.wait(timeout=30)
+    partial = next(out.glob("metric_v1/.partial-*"))
+    done = len(list(partial.glob("shards/*.json")))
+    assert 1 <= done < 12, "kill must land mid-run"
+    assert not (out / "metric_v1" / "LATEST").exists()  # no half report
+    run_id = partial.name[len(".partial-"):]
+
+    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", run_id,
+                        "--workers", "2", "--out", str(out)], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode in (0, 1), p.stderr
+    assert "resumed run" in p.stdout
+    resumed = out / "metric_v1" / run_id
+    manifest = json.loads((resumed / "manifest.json").read_text())
+    assert len(manifest["reused_rows"]) >= done and manifest["resumed_from"] == run_id
+    assert not partial.exists()
+
+    clean = run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64, workers=2,
+                                   out=str(tmp_path / "clean")), progress=False)
+    assert pl.read_parquet(resumed / "records.parquet").equals(clean.records)
+    assert manifest["records_sha256"] == clean.manifest["records_sha256"]
+    assert pl.read_parquet(resumed / "aggregates.parquet").equals(
+        pl.read_parquet(clean.run_dir / "aggregates.parquet"))
+    a = json.loads((resumed / "assertions.json").read_text())
+    b = json.loads((clean.run_dir / "assertions.json").read_text())
+    assert a["results"] == b["results"]
+
+
+def test_resume_rejects_run_options_and_unknown_runs(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", "nope",
+                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "no interrupted run" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", "x", "--n", "8",
+                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "--n" in p.stderr
