@@ -79,7 +79,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     manifest["reused_rows"] = [[plans[pos].level, plans[pos].depth] for pos in reused]
     t0 = time.perf_counter()
     try:
-        handle = start_cluster(opts.cluster())
+        handle = start_cluster(opts.cluster(scratch=str(store.folder / "scratch")))
     except RunError as e:
         raise RunError(f"{e}\n{_resume_hint(run_id, opts.out)}") from e
     closer = None

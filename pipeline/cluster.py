@@ -23,6 +23,7 @@ class ClusterSpec:
     scheduler: str | None = None  # tcp://host:port of an existing cluster
     workers: int | None = None  # embedded LocalCluster size (default: CPU count)
     slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
+    scratch: str | None = None  # embedded workers' local directory (inside the output root)
 
     @property
     def kind(self) -> str:
@@ -67,6 +68,7 @@ class ClusterHandle:
 
 def start_cluster(spec: ClusterSpec) -> ClusterHandle:
     """Connect or start a cluster. Raises RunError when no cluster can be had."""
+    import dask
     from dask.distributed import Client, LocalCluster
 
     cluster = None
@@ -83,8 +85,11 @@ def start_cluster(spec: ClusterSpec) -> ClusterHandle:
             return ClusterHandle(Client(cluster), f"SLURMCluster ({spec.slurm.get('jobs', 1)} "
                                  "job(s))", cluster)
         n = spec.workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        # Workers' scratch space goes inside the user's output folder, not the system temp.
+        extra = {"local_directory": spec.scratch} if spec.scratch else {}
+        with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0", **extra)
         return ClusterHandle(Client(cluster), f"LocalCluster ({n} worker process(es), 1 thread "
                              "each, 127.0.0.1)", cluster)
     except RunError:

@@ -31,8 +31,9 @@ class AuditOptions:
     profile: str | None = None
     resume: str | None = None  # run id or .partial-* folder of an interrupted run
 
-    def cluster(self) -> ClusterSpec:
-        return ClusterSpec(scheduler=self.scheduler, workers=self.workers, slurm=self.slurm)
+    def cluster(self, scratch: str | None = None) -> ClusterSpec:
+        return ClusterSpec(scheduler=self.scheduler, workers=self.workers, slurm=self.slurm,
+                           scratch=scratch)
 
 
 def parse_rows(text: str | list | None) -> tuple[tuple[int, int], ...]:
