@@ -51,10 +51,10 @@ import errno
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -276,7 +276,7 @@ def evaluate_value(records: pl.DataFrame) -> dict:
     }
 
 
-def boundary(values: list[dict], direction: str) -> dict:
+def boundary(values: list[dict], direction: str, name: str = "value") -> dict:
     """The most demanding valid value that holds every hard line (see module docstring).
 
     values: per-value dicts with "value", "status" and "holds". Returns value (None when
@@ -295,9 +295,11 @@ def boundary(values: list[dict], direction: str) -> dict:
     inside = [v["value"] for v in valid if not v["holds"]
               and (v["value"] < b if direction == LARGEST else v["value"] > b)]
     nxt = (min if direction == LARGEST else max)(beyond) if beyond else None
-    text = f"{direction} value for which every hard line holds: {label(b)}"
+    why = "cheapest" if direction == SMALLEST else "most demanding"
+    text = f"{direction} {name} for which every hard line holds ({why}): {label(b)}"
     text += (f"; the next value {label(nxt)} fails" if nxt is not None
-             else "; it is the last valid value: widen the sweep to see where it breaks")
+             else "; no valid value of the sweep is more demanding: widen it (within the "
+             "field's domain) to see where it breaks")
     if inside:
         text += ("; not monotone: " + ", ".join(label(v) for v in inside)
                  + " fail on the easy side")
@@ -334,47 +336,56 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None) -> SweepResult:
                                  opts.seeds_per_task, [opts.row])
     facts.pop("run_id")
     scheduler, workers, records = "(not started: no valid value)", 0, {}
-    closer = None
-    if plans:
-        handle = start_cluster(opts.audit_options().cluster())
-        try:
-            workers = len(handle.client.scheduler_info().get("workers", {}))
-            rows = run_rows(handle.client, plans, opts.n, opts.seeds_per_task,
-                            Progress(len(plans), opts.n * len(plans), progress))
-            closer = threading.Thread(target=handle.close)  # workers stop while we write
-            closer.start()
-        finally:
-            if closer is None:
-                handle.close()
-        scheduler = handle.description
-        records = {valid[pos]: frame for pos, frame in rows.items()}
-    values = []
-    for i, p in enumerate(pts):
-        entry = {"value": p.value, "label": label(p.value), "current": p.current,
-                 "status": "ok" if p.valid else "invalid"}
-        entry.update(evaluate_value(records[i]) if p.valid else _invalid(p.diagnostics))
-        values.append(entry)
-    bound = boundary(values, opts.vary.direction)
-    exit_code = EXIT_OK if bound["value"] is not None else EXIT_ASSERTION_FAILED
-    doc = {
-        "sweep_id": None,  # set when the folder name is taken
-        **facts,
-        "scheduler": scheduler, "workers": workers,
-        "inputs": {"row": list(opts.row), "resolved_row": list(base.key),
-                   "vary": opts.vary.text, "field": opts.vary.field,
-                   "kind": opts.vary.kind, "start": str(opts.vary.start),
-                   "stop": str(opts.vary.stop), "step": str(opts.vary.step),
-                   "direction": opts.vary.direction, "n": opts.n,
-                   "base_row": row_fields(base)},
-        "hard_lines": list(HARD_LINES),
-        "values": values,
-        "boundary": bound,
-        "exit_code": exit_code,
-        "wall_s": round(time.perf_counter() - t_start, 3),
-    }
-    sweep_dir = write_sweep(opts.out, doc, created)
-    if closer is not None:
-        closer.join()
+    closer = scratch = None
+    try:
+        if plans:
+            spec = opts.audit_options().cluster()
+            if spec.kind == "local":  # embedded workers' scratch under --out (decision 22)
+                scratch = sweeps_dir(opts.out) / f".scratch-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+                scratch.mkdir(parents=True)
+                spec = replace(spec, scratch=str(scratch))
+            handle = start_cluster(spec)
+            try:
+                workers = len(handle.client.scheduler_info().get("workers", {}))
+                rows = run_rows(handle.client, plans, opts.n, opts.seeds_per_task,
+                                Progress(len(plans), opts.n * len(plans), progress))
+                closer = threading.Thread(target=handle.close)  # workers stop while we write
+                closer.start()
+            finally:
+                if closer is None:
+                    handle.close()
+            scheduler = handle.description
+            records = {valid[pos]: frame for pos, frame in rows.items()}
+        values = []
+        for i, p in enumerate(pts):
+            entry = {"value": p.value, "label": label(p.value), "current": p.current,
+                     "status": "ok" if p.valid else "invalid"}
+            entry.update(evaluate_value(records[i]) if p.valid else _invalid(p.diagnostics))
+            values.append(entry)
+        bound = boundary(values, opts.vary.direction, opts.vary.field)
+        exit_code = EXIT_OK if bound["value"] is not None else EXIT_ASSERTION_FAILED
+        doc = {
+            "sweep_id": None,  # set when the folder name is taken
+            **facts,
+            "scheduler": scheduler, "workers": workers,
+            "inputs": {"row": list(opts.row), "resolved_row": list(base.key),
+                       "vary": opts.vary.text, "field": opts.vary.field,
+                       "kind": opts.vary.kind, "start": str(opts.vary.start),
+                       "stop": str(opts.vary.stop), "step": str(opts.vary.step),
+                       "direction": opts.vary.direction, "n": opts.n,
+                       "base_row": row_fields(base)},
+            "hard_lines": list(HARD_LINES),
+            "values": values,
+            "boundary": bound,
+            "exit_code": exit_code,
+            "wall_s": round(time.perf_counter() - t_start, 3),
+        }
+        sweep_dir = write_sweep(opts.out, doc, created)
+    finally:
+        if closer is not None:
+            closer.join()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     return SweepResult(exit_code, sweep_dir, doc, records)
 
 
@@ -403,7 +414,8 @@ def write_sweep(out: str | os.PathLike, doc: dict, created) -> Path:
         if final.exists():
             continue
         doc["sweep_id"] = sweep_id
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{sweep_id}-", dir=root))
+        tmp = root / f".tmp-{sweep_id}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()  # not mkdtemp: the folder keeps the umask's permissions once renamed
         try:
             (tmp / "sweep.json").write_text(report._json(doc), encoding="utf-8")
             sweep_render.csv_frame(doc).write_csv(tmp / "sweep.csv")
