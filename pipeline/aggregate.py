@@ -29,6 +29,7 @@ def aggregate(records: pl.DataFrame) -> pl.DataFrame:
             pl.first("row_level"), pl.first("row_depth"), pl.first("width"), pl.first("height"),
             pl.first("mine_density"), pl.first("inferability_target"),
             pl.first("solver_rules"), pl.first("fog_regions_requested"),
+            pl.first("fog_target_ratio"),
             pl.first("pool_empty"), pl.first("planned_mines"),
             pl.len().alias("boards"),
             _q("inferability", 0.10, "inferability_p10"),

@@ -37,8 +37,8 @@ from .assertions import LINES
 SNAPSHOT = (("row_level", "table row level"), ("row_depth", "table row depth"),
             ("width", "width"), ("height", "height"), ("mine_density", "density"),
             ("inferability_target", "target"), ("solver_rules", "solver rules"),
-            ("fog_regions_requested", "fog regions"), ("pool_empty", "fog pool empty"),
-            ("planned_mines", "planned mines"))
+            ("fog_regions_requested", "fog regions"), ("fog_target_ratio", "fog ratio"),
+            ("pool_empty", "fog pool empty"), ("planned_mines", "planned mines"))
 BOARDS = "boards"  # N of the row
 METRICS = (("inferability_p10", "inferability p10"), ("inferability_p50", "inferability p50"),
            ("inferability_p90", "inferability p90"), ("inferability_core_p10", "core p10"),
