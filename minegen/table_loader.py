@@ -39,8 +39,25 @@ _MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not
 
 
 def _show(value: object) -> str:
-    text = repr(value)
+    """A value as one short listing cell. Never raises: an int past Python's int -> str
+    limit (a TOML hex literal can hold one) is shown by its size, not converted."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        text = f"<{'-' if value < 0 else ''}integer of {value.bit_length()} bits>"
+    else:
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):  # a huge int inside a list, absurd nesting
+            text = f"<unprintable {type(value).__name__}>"
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def _name(text: str) -> str:
+    """A TOML key or a variant_id as a listing cell (field / row): itself when it is a
+    short, printable, non-empty, unpadded name, else its quoted form, so a key holding a
+    newline (or nothing at all) can never break or blank the one-line-per-finding listing."""
+    if text and text.isprintable() and text == text.strip() and len(text) <= _MAX_SHOWN:
+        return text
+    return _show(text)
 
 
 class _Collector:
@@ -70,6 +87,12 @@ def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None
         out.add("parse", name, rule=f"file is unreadable: {exc}")
     except tomllib.TOMLDecodeError as exc:
         out.add("parse", name, rule=f"file must be valid TOML: {exc}")
+    except ValueError as exc:  # tomllib lets int()'s digit limit escape (> 4300 digits)
+        out.add("parse", name, rule="file must be valid TOML: unreadable value "
+                f"({str(exc).split(';')[0]})")
+    except RecursionError:  # tomllib recurses once per nesting level of arrays / tables
+        out.add("parse", name, rule="file must be valid TOML: arrays or inline tables nested "
+                "too deeply")
     return None
 
 
@@ -77,7 +100,7 @@ def _rows_of(doc: dict, name: str, out: _Collector) -> list[tuple[int, dict]]:
     """The ``[[rows]]`` array as (1-based position, row table); shape errors are "parse"."""
     for key in doc:
         if key != "rows":
-            out.add("unknown_field", name, field=str(key), value=_show(doc[key]),
+            out.add("unknown_field", name, field=_name(key), value=_show(doc[key]),
                     rule="the only top-level key is rows (an array of tables [[rows]])")
     rows = doc.get("rows")
     if rows is None or rows == []:
@@ -114,7 +137,7 @@ def _check_fields(raw: dict, specs: tuple[tc.FieldSpec, ...]):
             problems.append((spec.name, _show(raw[spec.name]), *bad))
     for key in raw:
         if key not in known:
-            problems.append((str(key), _show(raw[key]), "unknown_field",
+            problems.append((_name(key), _show(raw[key]), "unknown_field",
                              f"unknown field; allowed: {', '.join(sorted(known))}"))
     return ok, problems
 
@@ -213,7 +236,7 @@ def _load_variations(doc: dict, out: _Collector) -> list[VariationRow]:
     for pos, raw in _rows_of(doc, name, out):
         ok, problems = _check_fields(raw, tc.VARIATION_FIELDS)
         vid = ok.get("variant_id")
-        label = vid if vid is not None else f"#{pos}"
+        label = _name(vid) if vid is not None else f"#{pos}"
         _emit(out, name, label, problems)
         clean = not problems
         if _has(ok, "info_mask", "cell_constraint"):
