@@ -248,9 +248,7 @@ def html(d: RunDiff) -> str:
     changed cells amber, flips to fail red, flips to pass green."""
     title, sections = _document(d)
     h = render._h
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{h(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>"]
+    out = render.html_head(title, _CSS)
     if banner(d):
         out.append(f'<p class="banner" id="cross-version">WARNING: {h(banner(d))}</p>')
     out += [f"<h1>{h(title)}</h1>",
@@ -259,20 +257,6 @@ def html(d: RunDiff) -> str:
             "n/a</span></p>",
             "<nav><p>" + " · ".join(f'<a href="#{s.anchor}">{h(s.title)}</a>'
                                      for s in sections if s.depth == 2) + "</p></nav>"]
-    for sec in sections:
-        out.append(f'<h{sec.depth} id="{sec.anchor}">{h(sec.title)}</h{sec.depth}>')
-        for b in sec.blocks:
-            if isinstance(b, Para):
-                out.append(f"<p><strong>{h(b.text)}</strong></p>" if b.strong
-                           else f"<p>{h(b.text)}</p>")
-            elif isinstance(b, Bullets):
-                out.append("<ul>" + "".join(render._html_cell(c, "li") for c in b.items)
-                           + "</ul>")
-            elif isinstance(b, Table):
-                head = "".join(f"<th>{h(x)}</th>" for x in b.headers)
-                body = "".join("<tr>" + "".join(render._html_cell(c) for c in r) + "</tr>"
-                               for r in b.rows)
-                out.append(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
-                           f"<tbody>{body}</tbody></table></div>")
+    out += render.html_sections(sections)
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

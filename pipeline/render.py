@@ -398,23 +398,17 @@ def _figures(level: int, rows: list[dict], failing: list[int]) -> str:
     return "\n".join(parts + ["</div>"])
 
 
-def html(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
-         shortfall: pl.DataFrame, b1: pl.DataFrame | None = None) -> str:
-    """report.html: one self-contained page (inline CSS and SVG, no external reference),
-    the Markdown's content plus per-level plots with ids ``plot-{inferability,burden,
-    retry}-L<level>``; failing cells red, advisory cells amber."""
-    title, ok, sections = _document(manifest, aggregates, results, shortfall, b1)
-    verdict = "PASS" if ok else "FAIL"
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{_h(title)}: {verdict}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
-           f'<h1>{_h(title)} <span class="badge {verdict.lower()}">'
-           f"{verdict}</span></h1>",
-           '<p class="legend">Legend: <span class="fail">fails a hard line</span>'
-           '<span class="warn">advisory warning</span><span class="na">n/a: does not '
-           "apply</span></p>",
-           "<nav><p>" + " · ".join(f'<a href="#{s.anchor}">{_h(s.title)}</a>'
-                                    for s in sections if s.depth == 2) + "</p></nav>"]
+def html_head(title: str, css: str = _CSS) -> list[str]:
+    """The shared page head (self-contained: inline CSS only) up to and including <body>."""
+    return ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{_h(title)}</title>", f"<style>{css}</style>", "</head>", "<body>"]
+
+
+def html_sections(sections, extra=None) -> list[str]:
+    """HTML of sections of Para / Bullets / Table blocks; ``extra(block)`` returns the HTML
+    lines of any other block kind (plots). Shared by the audit, diff and sweep pages."""
+    out = []
     for sec in sections:
         out.append(f'<h{sec.depth} id="{sec.anchor}">{_h(sec.title)}</h{sec.depth}>')
         for b in sec.blocks:
@@ -429,7 +423,27 @@ def html(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
                                for r in b.rows)
                 out.append(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
                            f"<tbody>{body}</tbody></table></div>")
-            elif isinstance(b, Plots):
-                out += [_figures(*level) for level in b.levels]
+            elif extra is not None:
+                out += extra(b)
+    return out
+
+
+def html(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
+         shortfall: pl.DataFrame, b1: pl.DataFrame | None = None) -> str:
+    """report.html: one self-contained page (inline CSS and SVG, no external reference),
+    the Markdown's content plus per-level plots with ids ``plot-{inferability,burden,
+    retry}-L<level>``; failing cells red, advisory cells amber."""
+    title, ok, sections = _document(manifest, aggregates, results, shortfall, b1)
+    verdict = "PASS" if ok else "FAIL"
+    out = html_head(f"{title}: {verdict}")
+    out += [f'<h1>{_h(title)} <span class="badge {verdict.lower()}">'
+            f"{verdict}</span></h1>",
+            '<p class="legend">Legend: <span class="fail">fails a hard line</span>'
+            '<span class="warn">advisory warning</span><span class="na">n/a: does not '
+            "apply</span></p>",
+            "<nav><p>" + " · ".join(f'<a href="#{s.anchor}">{_h(s.title)}</a>'
+                                     for s in sections if s.depth == 2) + "</p></nav>"]
+    out += html_sections(sections, lambda b: [_figures(*level) for level in b.levels]
+                         if isinstance(b, Plots) else [])
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -17,8 +17,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from . import plots
-from .render import (FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, _CSS, _h,
-                     _html_cell, _md, _md_cell, _num)
+from .render import (FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, _h, _md, _md_cell, _num, html_head, html_sections)
 
 _LINES_ORDER = ("A", "A''", "A'", "B", "B'")
 
@@ -254,32 +253,16 @@ def html(doc: dict) -> str:
     verdict = _verdict(doc)
     badge = "pass" if doc["boundary"]["value"] is not None else "fail"
     title = _title(doc)
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{_h(title)}: {verdict}</title>", f"<style>{_CSS}</style>", "</head>",
-           "<body>", f'<h1>{_h(title)} <span class="badge {badge}">{verdict}</span></h1>',
-           '<p class="legend">Legend: <span class="fail">fails a hard line</span>'
-           '<span class="warn">advisory warning</span><span class="na">invalid / n/a'
-           "</span></p>"]
-    for sec in _document(doc):
-        out.append(f'<h{sec.depth} id="{sec.anchor}">{_h(sec.title)}</h{sec.depth}>')
-        for b in sec.blocks:
-            if isinstance(b, Para):
-                out.append(f"<p><strong>{_h(b.text)}</strong></p>" if b.strong
-                           else f"<p>{_h(b.text)}</p>")
-            elif isinstance(b, Bullets):
-                out.append("<ul>" + "".join(_html_cell(c, "li") for c in b.items) + "</ul>")
-            elif isinstance(b, Table):
-                head = "".join(f"<th>{_h(x)}</th>" for x in b.headers)
-                body = "".join("<tr>" + "".join(_html_cell(c) for c in r) + "</tr>"
-                               for r in b.rows)
-                out.append(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
-                           f"<tbody>{body}</tbody></table></div>")
-            elif b is _PLOT:
-                out.append(f'<figure id="plot-sweep">{sweep_svg(doc)}<figcaption>'
-                           "Inferability p10 / p50 and core p10 (dashed) against the value, "
-                           "with the target; green = every hard line holds, red cross = "
-                           "fails, grey triangle = invalid (not run), dotted line = boundary."
-                           "</figcaption></figure>")
+    out = html_head(f"{title}: {verdict}")
+    out += [f'<h1>{_h(title)} <span class="badge {badge}">{verdict}</span></h1>',
+            '<p class="legend">Legend: <span class="fail">fails a hard line</span>'
+            '<span class="warn">advisory warning</span><span class="na">invalid / n/a'
+            "</span></p>"]
+    out += html_sections(_document(doc), lambda b: [
+        f'<figure id="plot-sweep">{sweep_svg(doc)}<figcaption>'
+        "Inferability p10 / p50 and core p10 (dashed) against the value, "
+        "with the target; green = every hard line holds, red cross = "
+        "fails, grey triangle = invalid (not run), dotted line = boundary."
+        "</figcaption></figure>"] if b is _PLOT else [])
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"
