@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import record as rec
-from ._kernels.attempt import generate_range
+from ._kernels.attempt import derive_seeds, generate_boards
 from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
 from .codes import Defect, N_INT_FIELDS
 from .generate import raise_defect
@@ -18,14 +18,17 @@ from .plan import RowPlan
 from .rng import BOARD_GEN_STREAM, MAX_BOARDS_PER_ROW, sigma, stream_hash
 
 
+_NO_GRIDS = np.zeros((6, 1), dtype=np.int8)  # ``best`` is unused without ``keep``
+
+
 def generate_block(plan: RowPlan, first: int, count: int) -> dict[str, np.ndarray]:
     if first < 0 or count < 0 or first + count > MAX_BOARDS_PER_ROW:
         raise ValueError(f"seed range [{first}, {first + count}) outside [0, {MAX_BOARDS_PER_ROW})")
     sig = sigma(plan.level, plan.depth)
     ints = np.zeros((count, N_INT_FIELDS), dtype=np.int64)
-    seeds = np.zeros(count, dtype=np.uint64)
-    code, at = generate_range(np.uint64(stream_hash(BOARD_GEN_STREAM)), sig + first, count,
-                              *plan.kernel_args(), SUBSET_TABLE, POPCOUNT8, ints, seeds)
+    seeds = derive_seeds(np.uint64(stream_hash(BOARD_GEN_STREAM)), sig + first, count)
+    code, at = generate_boards(seeds, *plan.kernel_args(), SUBSET_TABLE, POPCOUNT8, ints,
+                               False, _NO_GRIDS)
     if code != Defect.NONE:
         raise_defect(code, plan, int(seeds[at]))
     return rec.columns(plan, ints, seeds, np.arange(first, first + count), sig)

@@ -38,7 +38,7 @@ def ad_hoc_plan(width: int, height: int, density: float, target: float, attempts
 def run(width: int, height: int, density: float, target: float = 0.85, attempts: int = 1,
         boards: int = 2000, seed: int = 0, repeats: int = 5) -> dict:
     """Time ``boards`` boards (seed indices seed..seed+boards-1) ``repeats`` times."""
-    from ._kernels.attempt import generate_range
+    from ._kernels.attempt import generate_boards
 
     if not 1 <= boards <= 4096 or repeats < 1:
         raise MinegenError("bench: boards must be in [1, 4096] and repeats >= 1")
@@ -46,7 +46,7 @@ def run(width: int, height: int, density: float, target: float = 0.85, attempts:
     t0 = time.perf_counter()
     generate_block(plan, 0, 1)
     compile_s = time.perf_counter() - t0
-    hits = sum(generate_range.stats.cache_hits.values())
+    hits = sum(generate_boards.stats.cache_hits.values())
     per_attempt, per_board, total_attempts = [], [], 0
     for _ in range(repeats):
         t = time.perf_counter()

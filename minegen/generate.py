@@ -122,23 +122,18 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
                      sig: int = -1) -> Board:
     w, h = plan.width, plan.height
     n = w * h
-    nb = _neighbours(w, h)
-    i8, i32 = K._workspace(n)
-    u8 = np.zeros(n, dtype=np.uint8)
-    cur = np.zeros(N_INT_FIELDS, dtype=np.int64)
-    out = np.zeros(N_INT_FIELDS, dtype=np.int64)
+    out = np.zeros((1, N_INT_FIELDS), dtype=np.int64)
     best = np.zeros((6, n), dtype=np.int8)
-    args = plan.kernel_args()
-    code = K.generate_board(np.uint64(stream_seed), *args[:-1], args[-1], nb, SUBSET_TABLE,
-                            POPCOUNT8, i8, i32, u8, cur, out, True, best)
+    seeds = np.array([stream_seed], dtype=np.uint64)
+    code, _ = K.generate_boards(seeds, *plan.kernel_args(), SUBSET_TABLE, POPCOUNT8, out, True,
+                                best)
     if code != Defect.NONE:
         raise_defect(code, plan, stream_seed)
-    cols = rec.columns(plan, out[None, :], np.array([stream_seed], dtype=np.uint64),
-                       np.array([seed_index]), sig)
+    cols = rec.columns(plan, out, seeds, np.array([seed_index]), sig)
     record = rec.row_dicts(cols)[0]
     mines = best[0].reshape(h, w).astype(bool)
     num = np.zeros(n, dtype=np.int8)
-    KB.count_numbers(best[0], nb, num)
+    KB.count_numbers(best[0], _neighbours(w, h), num)
     return Board(
         width=w, height=h, spawn=(w // 2, h // 2), mines=mines,
         numbers=num.reshape(h, w), fog=best[2].reshape(h, w).astype(bool),

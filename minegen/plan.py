@@ -43,7 +43,7 @@ class RowPlan:
         return cons, hides
 
     def kernel_args(self) -> tuple:
-        """Positional row arguments shared by generate_board and generate_range."""
+        """Positional row arguments of ``_kernels.attempt.generate_boards`` after the seeds."""
         r = self.row
         cons, hides = self.pool_arrays()
         return (

@@ -3,7 +3,7 @@ for flow. The typed front door is ``minegen.generate`` / ``minegen.batch``.
 
 Cache keying: numba's on-disk cache checks only the source file of the function it
 compiles, not the jitted functions it calls, so an edit to ``solver.py`` would leave a stale
-``attempt.generate_range`` in the cache. We therefore put the cache in a folder named by a
+``attempt.generate_boards`` in the cache. We therefore put the cache in a folder named by a
 digest of every kernel source (and codes.py): any edit selects a fresh folder. The base
 folder is $NUMBA_CACHE_DIR when set, else ``.numba_cache`` beside the package.
 """

@@ -1,9 +1,9 @@
 """The generate-verify loop (A1 stage 4, F5) and the batch kernel (SPEC §8 cost model).
 
-``generate_board`` runs every attempt of one board on one stream and writes the chosen
-attempt's integer record (``codes.F`` order) plus, when ``keep`` is set, its grids.
-``generate_range`` does the same for seeds sigma + i, i in [0, count), filling one row of
-an int64 block per board: the batch path pays no Python per board.
+``generate_boards`` runs every attempt of each board on its own stream and writes the
+chosen attempt's integer record (``codes.F`` order), one row of an int64 block per board,
+so the batch path pays no Python per board; with ``keep`` it also copies the grids out
+(the per-board API). ``derive_seeds`` gives the seeds of a batch range.
 """
 
 import numpy as np
@@ -121,92 +121,85 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
 
 
 @njit(cache=True, nogil=True)
-def generate_board(seed, w, h, n_planned, target, min_safe, attempts, region_count,
-                   region_size, pool_constraint, pool_hides, use_subset, nb, trans, popcount,
-                   i8, i32, u8, cur, out, keep, best):
-    """One board (A1 stages 2-4, F5 exits) on the stream pcg32_srandom_r(seed, default seq).
-
-    ``out`` receives the chosen attempt's record; with ``keep`` the grids mine, var, fog,
-    revealed, r0, reach of the chosen attempt are copied into ``best[0..5]``.
-    Returns a Defect code (NONE on success).
-    """
-    st = np.zeros(2, dtype=np.uint64)
-    pcg_seed(st, seed, PCG_DEFAULT_SEQ)
-    chosen = -1
-    chosen_exit = Exit.ACCEPT_LEAST_BAD
-    best_inf = -1.0
-    bad_unreach = 0
-    bad_gap = 0
-    k = 0
-    for k in range(1, attempts + 1):
-        code = _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint,
-                        pool_hides, use_subset, nb, trans, popcount, i8, i32, u8, cur)
-        if code != Defect.NONE:
-            return code
-        nsafe = cur[F.SAFE]
-        gap = max(0, min_safe - nsafe)
-        legal = cur[F.UNREACHABLE_SAFE] == 0 and gap == 0
-        inf = cur[F.REVEALED] / nsafe
-        core = cur[F.REVEALED_CORE] / max(1, nsafe - cur[F.FOG_CELLS])
-        take = False
-        if legal:
-            if inf >= target and core >= target:
-                take = True
-                chosen_exit = Exit.MET
-            elif chosen_exit != Exit.ACCEPT_BEST or inf > best_inf:
-                take = True  # first legal attempt, or strictly better (ties keep earliest)
-                chosen_exit = Exit.ACCEPT_BEST
-                best_inf = inf
-        elif chosen_exit == Exit.ACCEPT_LEAST_BAD:
-            u = cur[F.UNREACHABLE_SAFE]
-            if chosen < 0 or u < bad_unreach or (u == bad_unreach and gap < bad_gap):
-                take = True
-                bad_unreach = u
-                bad_gap = gap
-        if take:
-            chosen = k
-            # explicit loops, not slice copies: a slice copy pulls numba's shape-error
-            # formatting into the compile (seconds of cold start for nothing)
-            for f in range(N_INT_FIELDS):
-                out[f] = cur[f]
-            out[F.MIN_SAFE_GAP] = gap
-            if keep:
-                for c in range(w * h):
-                    best[0, c] = i8[0, c]  # mine
-                    best[1, c] = i8[5, c]  # var
-                    best[2, c] = i8[6, c]  # fog
-                    best[3, c] = i8[7, c]  # revealed
-                    best[4, c] = i8[3, c]  # r0
-                    best[5, c] = i8[4, c]  # reach
-        if chosen_exit == Exit.MET:
-            break
-    out[F.PLANNED_MINES] = n_planned
-    out[F.ATTEMPTS_USED] = k
-    out[F.EXIT] = chosen_exit
-    out[F.DEFECT] = Defect.NONE
-    return Defect.NONE
+def derive_seeds(name_hash, first_index, count):
+    """Stream seeds of stream indices first_index + i, i in [0, count) (SPEC §3)."""
+    seeds = np.empty(count, dtype=np.uint64)
+    for i in range(count):
+        seeds[i] = derive_seed(name_hash, first_index + i)
+    return seeds
 
 
 @njit(cache=True, nogil=True)
-def generate_range(name_hash, first_index, count, w, h, n_planned, target, min_safe, attempts,
-                   region_count, region_size, pool_constraint, pool_hides, use_subset, trans,
-                   popcount, ints, seeds):
-    """Boards for stream indices first_index + i, i in [0, count): ints[i] (F order), seeds[i].
+def generate_boards(seeds, w, h, n_planned, target, min_safe, attempts, region_count,
+                    region_size, pool_constraint, pool_hides, use_subset, trans, popcount,
+                    ints, keep, best):
+    """One board per stream seed (A1 stages 2-4, F5 exits): ints[i] gets board i's record
+    (``codes.F`` order). Each board runs its attempts on its own stream
+    pcg32_srandom_r(seed, default seq). With ``keep``, ``best[0..5]`` receive the grids
+    mine, var, fog, revealed, r0, reach of the last board's chosen attempt (the per-board
+    API passes one seed). One entry point for both paths: one compile, one cache entry.
 
-    Stops at the first defect and returns (defect code, board position); (NONE, count) else.
+    Returns (defect code, board position); (NONE, len(seeds)) on success.
     """
     n = w * h
     nb = B.neighbour_table(w, h)
     i8, i32 = _workspace(n)
     u8 = np.zeros(n, dtype=np.uint8)
     cur = np.zeros(N_INT_FIELDS, dtype=np.int64)
-    best = np.zeros((6, n), dtype=np.int8)
-    for i in range(count):
-        seed = derive_seed(name_hash, first_index + i)
-        seeds[i] = seed
-        code = generate_board(seed, w, h, n_planned, target, min_safe, attempts, region_count,
-                              region_size, pool_constraint, pool_hides, use_subset, nb, trans,
-                              popcount, i8, i32, u8, cur, ints[i], False, best)
-        if code != Defect.NONE:
-            return code, i
-    return Defect.NONE, count
+    st = np.zeros(2, dtype=np.uint64)
+    for i in range(seeds.shape[0]):
+        out = ints[i]
+        pcg_seed(st, seeds[i], PCG_DEFAULT_SEQ)
+        chosen = -1
+        chosen_exit = Exit.ACCEPT_LEAST_BAD
+        best_inf = -1.0
+        bad_unreach = 0
+        bad_gap = 0
+        k = 0
+        for k in range(1, attempts + 1):
+            code = _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint,
+                            pool_hides, use_subset, nb, trans, popcount, i8, i32, u8, cur)
+            if code != Defect.NONE:
+                return code, i
+            nsafe = cur[F.SAFE]
+            gap = max(0, min_safe - nsafe)
+            legal = cur[F.UNREACHABLE_SAFE] == 0 and gap == 0
+            inf = cur[F.REVEALED] / nsafe
+            core = cur[F.REVEALED_CORE] / max(1, nsafe - cur[F.FOG_CELLS])
+            take = False
+            if legal:
+                if inf >= target and core >= target:
+                    take = True
+                    chosen_exit = Exit.MET
+                elif chosen_exit != Exit.ACCEPT_BEST or inf > best_inf:
+                    take = True  # first legal attempt, or strictly better (ties keep earliest)
+                    chosen_exit = Exit.ACCEPT_BEST
+                    best_inf = inf
+            elif chosen_exit == Exit.ACCEPT_LEAST_BAD:
+                u = cur[F.UNREACHABLE_SAFE]
+                if chosen < 0 or u < bad_unreach or (u == bad_unreach and gap < bad_gap):
+                    take = True
+                    bad_unreach = u
+                    bad_gap = gap
+            if take:
+                chosen = k
+                # explicit loops, not slice copies: a slice copy pulls numba's shape-error
+                # formatting into the compile (seconds of cold start for nothing)
+                for f in range(N_INT_FIELDS):
+                    out[f] = cur[f]
+                out[F.MIN_SAFE_GAP] = gap
+                if keep:
+                    for c in range(n):
+                        best[0, c] = i8[0, c]  # mine
+                        best[1, c] = i8[5, c]  # var
+                        best[2, c] = i8[6, c]  # fog
+                        best[3, c] = i8[7, c]  # revealed
+                        best[4, c] = i8[3, c]  # r0
+                        best[5, c] = i8[4, c]  # reach
+            if chosen_exit == Exit.MET:
+                break
+        out[F.PLANNED_MINES] = n_planned
+        out[F.ATTEMPTS_USED] = k
+        out[F.EXIT] = chosen_exit
+        out[F.DEFECT] = Defect.NONE
+    return Defect.NONE, seeds.shape[0]

@@ -50,11 +50,16 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
     """Run F1 from R0. Fills ``revealed`` (R-infinity) and ``known`` (K).
 
     Returns (|R-inf|, |R-inf minus F|, defect code). Work arrays are caller-owned, length W*H.
-    The helpers are closures on purpose: numba inlines them, whereas calls to separate
-    jitted functions with array arguments cost ~8x here (refcounting per call).
-    Soundness of stale masks: a queued-but-undrained reveal leaves a known-safe cell in
-    some U(x); a constraint "U holds r mines" stays true with extra safe cells, so every
-    deduction made from it is still sound, and the loop only stops on a fully drained state.
+
+    One work queue carries both kinds of event: c >= 0 reveals c, -(c + 1) marks c a mine.
+    Rules only enqueue (setting ``revealed`` / ``known`` at once, so nothing is enqueued
+    twice); the queue's consumer is the single place that updates neighbours' masks. No
+    helper functions on purpose: calls to other jitted functions with array arguments cost
+    ~8x the whole solve here, and closures cost seconds of compile time.
+    Soundness of stale masks: until its event is consumed, a revealed cell (safe) or a
+    marked mine may still sit in some U(x) with r(x) counting it; "U holds r mines" stays
+    true either way, so every deduction made from it is sound, and the loop stops only on a
+    fully consumed queue.
     """
     n = w * h
     for c in range(n):
@@ -64,35 +69,35 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
         umask[c] = 0
         rem[c] = 0
         indirty[c] = 0
-    ctr = np.zeros(4, dtype=np.int64)  # qh, qt, nd, na
-
-    def push(c):
-        if revealed[c] == 0:
+    qh = 0  # queue head / tail
+    qt = 0
+    nd = 0  # dirty stack size: cells whose constraint changed since the single rule saw them
+    na = 0  # active list size: revealed non-fog numbered cells, in reveal order
+    for c in range(n):
+        if r0[c]:
             revealed[c] = 1
-            queue[ctr[1]] = c
-            ctr[1] += 1
-
-    def mark_dirty(v):
-        if indirty[v] == 0:
-            indirty[v] = 1
-            dirty[ctr[2]] = v
-            ctr[2] += 1
-
-    def mark_mine(c):
-        known[c] = 1
-        for j in range(8):
-            v = nb[c, j]
-            if v >= 0 and ready[v]:
-                bit = 1 << (7 - j)
-                if umask[v] & bit:
-                    umask[v] &= ~bit
-                    rem[v] -= 1
-                    mark_dirty(v)
-
-    def drain():
-        while ctr[0] < ctr[1]:
-            c = queue[ctr[0]]
-            ctr[0] += 1
+            queue[qt] = c
+            qt += 1
+    while True:
+        # consume events: masks of ready neighbours, cascade (1) and fog (2) operators
+        while qh < qt:
+            e = queue[qh]
+            qh += 1
+            if e < 0:  # a deduced mine leaves its neighbours' unknowns and counts
+                c = -e - 1
+                for j in range(8):
+                    v = nb[c, j]
+                    if v >= 0 and ready[v]:
+                        bit = 1 << (7 - j)
+                        if umask[v] & bit:
+                            umask[v] &= ~bit
+                            rem[v] -= 1
+                            if indirty[v] == 0:
+                                indirty[v] = 1
+                                dirty[nd] = v
+                                nd += 1
+                continue
+            c = e
             for j in range(8):
                 v = nb[c, j]
                 if v < 0:
@@ -101,16 +106,23 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                     bit = 1 << (7 - j)
                     if umask[v] & bit:
                         umask[v] &= ~bit
-                        mark_dirty(v)
-                elif fog[v] and revealed[v] == 0:
-                    push(v)
+                        if indirty[v] == 0:
+                            indirty[v] = 1
+                            dirty[nd] = v
+                            nd += 1
+                elif fog[v] and revealed[v] == 0:  # operator 2: fog is known safe
+                    revealed[v] = 1
+                    queue[qt] = v
+                    qt += 1
             if fog[c]:
-                continue
-            if num[c] == 0:
+                continue  # a revealed fog cell shows no number and never cascades
+            if num[c] == 0:  # operator 1: cascade
                 for j in range(8):
                     v = nb[c, j]
-                    if v >= 0:
-                        push(v)
+                    if v >= 0 and revealed[v] == 0:
+                        revealed[v] = 1
+                        queue[qt] = v
+                        qt += 1
                 continue
             m = 0
             r = num[c]
@@ -124,20 +136,16 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
             umask[c] = m
             rem[c] = r
             ready[c] = 1
-            active[ctr[3]] = c
-            ctr[3] += 1
-            mark_dirty(c)
-
-    for c in range(n):
-        if r0[c]:
-            push(c)
-    # One loop, one inlined drain: each turn drains queued reveals, then applies the single
-    # rule to one changed cell; only when none is left does a subset pass run.
-    while True:
-        drain()
-        if ctr[2] > 0:
-            ctr[2] -= 1
-            x = dirty[ctr[2]]
+            active[na] = c
+            na += 1
+            if indirty[c] == 0:
+                indirty[c] = 1
+                dirty[nd] = c
+                nd += 1
+        # operator 3, single rule, one changed cell per turn
+        if nd > 0:
+            nd -= 1
+            x = dirty[nd]
             indirty[x] = 0
             u = umask[x]
             if u == 0:
@@ -150,15 +158,20 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                 for j in range(8):
                     if u >> j & 1:
                         v = nb[x, j]
-                        if r == 0:
-                            push(v)
-                        elif known[v] == 0:
-                            mark_mine(v)
+                        if r == 0 and revealed[v] == 0:
+                            revealed[v] = 1
+                            queue[qt] = v
+                            qt += 1
+                        elif r == k and known[v] == 0:
+                            known[v] = 1
+                            queue[qt] = -v - 1
+                            qt += 1
             continue
         if not use_subset:
             break
+        # operator 4, subset rule, over pairs of active cells within Chebyshev distance 2
         progressed = False
-        for ia in range(ctr[3]):
+        for ia in range(na):
             x = active[ia]
             if umask[x] == 0:
                 continue
@@ -189,14 +202,19 @@ def solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
                         return 0, 0, Defect.SOLVER_INCONSISTENT
                     if dm != 0 and dm != kd:
                         continue
-                    progressed = True
                     for j in range(8):
                         if d >> j & 1:
                             v = nb[y, j]
-                            if dm == 0:
-                                push(v)
-                            elif known[v] == 0:
-                                mark_mine(v)
+                            if dm == 0 and revealed[v] == 0:
+                                revealed[v] = 1
+                                queue[qt] = v
+                                qt += 1
+                                progressed = True
+                            elif dm == kd and known[v] == 0:
+                                known[v] = 1
+                                queue[qt] = -v - 1
+                                qt += 1
+                                progressed = True
         if not progressed:
             break
     nrev = 0
