@@ -6,6 +6,7 @@ ranges and yields the same record values.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -15,12 +16,11 @@ from . import record as rec
 from ._kernels import attempt as K
 from ._kernels import board as KB
 from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
-from .codes import F, Defect, N_INT_FIELDS
-import warnings
-
+from .codes import N_INT_FIELDS, Defect
 from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
-from .rng import BOARD_GEN_STREAM, MASK64, derive_at, sigma as sigma_of
+from .rng import BOARD_GEN_STREAM, MASK64, derive_at
+from .rng import sigma as sigma_of
 from .table_model import Tables
 
 
@@ -143,4 +143,4 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
     )
 
 
-__all__ = ["Board", "generate", "generate_planned", "resolve_seed", "F"]
+__all__ = ["Board", "generate", "generate_planned", "resolve_seed"]
