@@ -196,3 +196,18 @@ def test_slurm_dry_run_prints_job_script():
     p = cli("audit", "--slurm", str(FIXTURES.parent.parent.parent / "configs" / "slurm.toml"), "--dry-run")
     assert p.returncode == 0, p.stderr
     assert "#SBATCH" in p.stdout and "dask" in p.stdout and "--job-name=minegen-audit" in p.stdout
+
+
+def test_progress_bar_only_on_a_terminal(capsys):
+    from pipeline.graph import Progress
+
+    quiet = Progress(rows=2, boards=8)  # pytest's stderr is not a terminal: silent
+    quiet.advance(4, 1)
+    quiet.close()
+    assert capsys.readouterr().err == ""
+    loud = Progress(rows=2, boards=8, enabled=True)
+    loud.advance(4, 1)
+    loud.advance(4, 1)
+    loud.close()
+    err = capsys.readouterr().err
+    assert "rows 1/2  boards 4/8" in err and "rows 2/2  boards 8/8" in err
