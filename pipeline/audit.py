@@ -22,8 +22,8 @@ from minegen.table_model import Tables
 
 from . import report
 from .aggregate import aggregate, shortfall_distribution
-from .b1 import reconcile
 from .assertions import assertion_frame, evaluate, hard_failures
+from .b1 import reconcile
 from .cluster import start_cluster
 from .errors import EXIT_ASSERTION_FAILED, EXIT_OK, RunError
 from .graph import Progress, run_rows

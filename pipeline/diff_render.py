@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from . import render
 from .diff import BOTH, EXITS, METRICS, ONLY_A, LineDiff, RowDiff, RunDiff, same
-from .diff import FAIL as S_FAIL, PASS as S_PASS  # assertion statuses
+from .diff import FAIL as S_FAIL  # assertion statuses
+from .diff import PASS as S_PASS
 from .render import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table  # cell marks
 
 BETTER = "better"  # cell mark: a line flipped to pass (HTML only; Markdown prints it plain)
@@ -228,18 +229,7 @@ def markdown(d: RunDiff) -> str:
     if banner(d):
         out += [f"> **WARNING: {render._md(banner(d))}**", ""]
     out += [f"# {render._md(title)}", ""]
-    for sec in sections:
-        out += ["#" * sec.depth + " " + render._md(sec.title), ""]
-        for b in sec.blocks:
-            if isinstance(b, Para):
-                out += [f"**{render._md(b.text)}**" if b.strong else render._md(b.text), ""]
-            elif isinstance(b, Bullets):
-                out += [f"- {render._md_cell(c)}" for c in b.items] + [""]
-            elif isinstance(b, Table):
-                out.append("| " + " | ".join(render._md(h, True) for h in b.headers) + " |")
-                out.append("|" + "|".join("---" for _ in b.headers) + "|")
-                out += ["| " + " | ".join(render._md_cell(c) for c in r) + " |" for r in b.rows]
-                out.append("")
+    out += render.md_sections(sections)
     return "\n".join(out).rstrip() + "\n"
 
 

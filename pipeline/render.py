@@ -336,11 +336,17 @@ def _md_cell(c: Cell) -> str:
     return f"**{t}**" if c.mark == FAIL else f"*{t}*"
 
 
-def markdown(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
-             shortfall: pl.DataFrame, b1: pl.DataFrame | None = None) -> str:
-    """report.md: GitHub-style Markdown, numbers with 3 decimals (see module doc)."""
-    title, ok, sections = _document(manifest, aggregates, results, shortfall, b1)
-    out = [f"# {_md(title)}: {'PASS' if ok else 'FAIL'}", ""]
+def md_table(t: Table) -> list[str]:
+    """A GitHub-style Markdown table."""
+    out = ["| " + " | ".join(_md(h, True) for h in t.headers) + " |",
+           "|" + "|".join("---" for _ in t.headers) + "|"]
+    return out + ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in t.rows]
+
+
+def md_sections(sections, extra=None) -> list[str]:
+    """Markdown of sections of Para / Bullets / Table blocks; ``extra(block)`` returns the
+    lines of any other block kind. Shared by the audit, diff and sweep reports."""
+    out = []
     for sec in sections:
         out += ["#" * sec.depth + " " + _md(sec.title), ""]
         for b in sec.blocks:
@@ -349,13 +355,20 @@ def markdown(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
             elif isinstance(b, Bullets):
                 out += [f"- {_md_cell(c)}" for c in b.items] + [""]
             elif isinstance(b, Table):
-                out.append("| " + " | ".join(_md(h, True) for h in b.headers) + " |")
-                out.append("|" + "|".join("---" for _ in b.headers) + "|")
-                out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in b.rows]
-                out.append("")
-            elif isinstance(b, Plots):
-                out += ["Per-level plots (inferability, fog burden, retry rate) are in "
-                        "report.html.", ""]
+                out += md_table(b) + [""]
+            elif extra is not None:
+                out += extra(b)
+    return out
+
+
+def markdown(manifest: dict, aggregates: pl.DataFrame, results: list[dict],
+             shortfall: pl.DataFrame, b1: pl.DataFrame | None = None) -> str:
+    """report.md: GitHub-style Markdown, numbers with 3 decimals (see module doc)."""
+    title, ok, sections = _document(manifest, aggregates, results, shortfall, b1)
+    out = [f"# {_md(title)}: {'PASS' if ok else 'FAIL'}", ""]
+    out += md_sections(sections, lambda b: [
+        "Per-level plots (inferability, fog burden, retry rate) are in report.html.", ""]
+        if isinstance(b, Plots) else [])
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -17,7 +17,23 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from . import plots
-from .render import (FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, _h, _md, _md_cell, _num, html_head, html_sections)
+from .render import (
+    FAIL,
+    NA,
+    WARN,
+    Bullets,
+    Cell,
+    Para,
+    Section,
+    Table,
+    _h,
+    _md,
+    _num,
+    html_head,
+    html_sections,
+    md_sections,
+    md_table,
+)
 
 _LINES_ORDER = ("A", "A''", "A'", "B", "B'")
 
@@ -160,31 +176,17 @@ _PLOT = object()  # where the HTML page draws the figure (Markdown points to the
 
 # ----------------------------------------------------------------------------- Markdown
 
-def _md_table(t: Table) -> list[str]:
-    out = ["| " + " | ".join(_md(h, True) for h in t.headers) + " |",
-           "|" + "|".join("---" for _ in t.headers) + "|"]
-    return out + ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in t.rows]
-
-
 def markdown_table(doc: dict) -> str:
     """The per-value table alone (what ``minegen sweep`` prints)."""
-    return "\n".join(_md_table(_value_table(doc)))
+    return "\n".join(md_table(_value_table(doc)))
 
 
 def markdown(doc: dict) -> str:
     """sweep.md: the same content as the page, the plot excepted."""
     out = [f"# {_md(_title(doc))}: {_verdict(doc)}", ""]
-    for sec in _document(doc):
-        out += ["#" * sec.depth + " " + _md(sec.title), ""]
-        for b in sec.blocks:
-            if isinstance(b, Para):
-                out += [f"**{_md(b.text)}**" if b.strong else _md(b.text), ""]
-            elif isinstance(b, Bullets):
-                out += [f"- {_md_cell(c)}" for c in b.items] + [""]
-            elif isinstance(b, Table):
-                out += _md_table(b) + [""]
-            elif b is _PLOT:
-                out += ["The plot (inferability against the value) is in sweep.html.", ""]
+    out += md_sections(_document(doc), lambda b: [
+        "The plot (inferability against the value) is in sweep.html.", ""]
+        if b is _PLOT else [])
     return "\n".join(out).rstrip() + "\n"
 
 
