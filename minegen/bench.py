@@ -17,8 +17,8 @@ from .plan import RowPlan
 from .table_model import BoardGenRow
 
 
-def ad_hoc_plan(width: int, height: int, density: float, target: float, attempts: int,
-                seed_base: int) -> RowPlan:
+def ad_hoc_plan(width: int, height: int, density: float, target: float,
+                attempts: int) -> RowPlan:
     problems = []
     if not 8 <= width <= 64 or not 8 <= height <= 64:
         problems.append("width and height must be in [8, 64]")
@@ -42,7 +42,7 @@ def run(width: int, height: int, density: float, target: float = 0.85, attempts:
 
     if not 1 <= boards <= 4096 or repeats < 1:
         raise MinegenError("bench: boards must be in [1, 4096] and repeats >= 1")
-    plan = ad_hoc_plan(width, height, density, target, attempts, seed)
+    plan = ad_hoc_plan(width, height, density, target, attempts)
     t0 = time.perf_counter()
     generate_block(plan, 0, 1)
     compile_s = time.perf_counter() - t0

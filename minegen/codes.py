@@ -60,7 +60,6 @@ class F(IntEnum):
     ATTEMPTS_USED = 13
     EXIT = 14
     DEFECT = 15
-    VARIATION_CELLS = 16
 
 
 N_INT_FIELDS = len(F)

@@ -123,7 +123,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None) -> AuditResult:
     manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)
     # The final wall time includes writing the report: rewrite the manifest in place.
-    (run_dir / "manifest.json").write_text(report._json(manifest), encoding="utf-8")
+    (run_dir / "manifest.json").write_text(report.to_json(manifest), encoding="utf-8")
     return AuditResult(exit_code, run_dir, manifest, records, frame, results)
 
 

@@ -73,7 +73,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _json(obj) -> str:
+def to_json(obj) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
@@ -97,7 +97,7 @@ def write_run(out: str | os.PathLike, run_id: str, manifest: dict, records: pl.D
         shortfall.write_csv(tmp / "shortfall.csv")
         if b1 is not None:
             b1.write_csv(tmp / "b1_reconciliation.csv")
-        (tmp / "assertions.json").write_text(_json({
+        (tmp / "assertions.json").write_text(to_json({
             "metric_version": manifest["metric_version"],
             "hard_lines_hold": manifest["exit_code"] == 0,
             "results": results,
@@ -107,7 +107,7 @@ def write_run(out: str | os.PathLike, run_id: str, manifest: dict, records: pl.D
             render.markdown(manifest, aggregates, results, shortfall, b1), encoding="utf-8")
         (tmp / "report.html").write_text(
             render.html(manifest, aggregates, results, shortfall, b1), encoding="utf-8")
-        (tmp / "manifest.json").write_text(_json(manifest), encoding="utf-8")
+        (tmp / "manifest.json").write_text(to_json(manifest), encoding="utf-8")
         os.rename(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

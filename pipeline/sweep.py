@@ -417,7 +417,7 @@ def write_sweep(out: str | os.PathLike, doc: dict, created) -> Path:
         tmp = root / f".tmp-{sweep_id}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()  # not mkdtemp: the folder keeps the umask's permissions once renamed
         try:
-            (tmp / "sweep.json").write_text(report._json(doc), encoding="utf-8")
+            (tmp / "sweep.json").write_text(report.to_json(doc), encoding="utf-8")
             sweep_render.csv_frame(doc).write_csv(tmp / "sweep.csv")
             (tmp / "sweep.md").write_text(sweep_render.markdown(doc), encoding="utf-8")
             (tmp / "sweep.html").write_text(sweep_render.html(doc), encoding="utf-8")

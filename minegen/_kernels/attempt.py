@@ -78,13 +78,11 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
         for c in range(n):
             var[c] = 0
     nfog = 0
-    nvar = 0
     nmines = 0
     for c in range(n):
         nmines += mine[c]
         f = 0
         if var[c] > 0:
-            nvar += 1
             f = pool_hides[var[c] - 1]
         fog[c] = f
         nfog += f
@@ -102,7 +100,6 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
     out[F.REVEALED] = nrev
     out[F.REVEALED_CORE] = ncore
     out[F.FOG_CELLS] = nfog
-    out[F.VARIATION_CELLS] = nvar
     out[F.REGIONS_ACHIEVED] = achieved
     out[F.SHORTFALL] = region_count - achieved if pool_constraint.shape[0] > 0 else 0
     out[F.UNREACHABLE_SAFE] = B.unreachable_safe(mine, spawn, nb, scratch, queue)
