@@ -10,15 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import record as rec
-from ._kernels.attempt import derive_seeds, generate_boards
-from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
+from ._kernels import attempt as K
 from .codes import Defect, N_INT_FIELDS
 from .generate import raise_defect
 from .plan import RowPlan
-from .rng import BOARD_GEN_STREAM, MAX_BOARDS_PER_ROW, sigma, stream_hash
-
-
-_NO_GRIDS = np.zeros((6, 1), dtype=np.int8)  # ``best`` is unused without ``keep``
+from .rng import BOARD_GEN_STREAM, MAX_BOARDS_PER_ROW, derive_seeds, sigma
 
 
 def generate_block(plan: RowPlan, first: int, count: int) -> dict[str, np.ndarray]:
@@ -26,9 +22,8 @@ def generate_block(plan: RowPlan, first: int, count: int) -> dict[str, np.ndarra
         raise ValueError(f"seed range [{first}, {first + count}) outside [0, {MAX_BOARDS_PER_ROW})")
     sig = sigma(plan.level, plan.depth)
     ints = np.zeros((count, N_INT_FIELDS), dtype=np.int64)
-    seeds = derive_seeds(np.uint64(stream_hash(BOARD_GEN_STREAM)), sig + first, count)
-    code, at = generate_boards(seeds, *plan.kernel_args(), SUBSET_TABLE, POPCOUNT8, ints,
-                               False, _NO_GRIDS)
+    seeds = derive_seeds(BOARD_GEN_STREAM, sig + first, count)
+    code, at = K.run(seeds, plan.kernel_args(), ints)
     if code != Defect.NONE:
         raise_defect(code, plan, int(seeds[at]))
     return rec.columns(plan, ints, seeds, np.arange(first, first + count), sig)

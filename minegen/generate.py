@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
 from . import record as rec
 from ._kernels import attempt as K
-from ._kernels import board as KB
-from ._kernels.solver import POPCOUNT8, SUBSET_TABLE
 from .codes import N_INT_FIELDS, Defect
 from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
@@ -59,11 +56,6 @@ def raise_defect(code: int, plan: RowPlan, seed: int) -> None:
         f"({plan.row.level_index}, {plan.row.node_depth}) for request ({plan.level}, "
         f"{plan.depth}), stream seed {seed}; this is a defect, not a degraded board (A1 EC10)"
     )
-
-
-@lru_cache(maxsize=64)
-def _neighbours(w: int, h: int) -> np.ndarray:
-    return KB.neighbour_table(w, h)
 
 
 def resolve_seed(level: int, depth: int, seed: int | None, index: int | None,
@@ -123,20 +115,16 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
     w, h = plan.width, plan.height
     n = w * h
     out = np.zeros((1, N_INT_FIELDS), dtype=np.int64)
-    best = np.zeros((6, n), dtype=np.int8)
+    best = np.zeros((K.N_GRIDS, n), dtype=np.int8)
     seeds = np.array([stream_seed], dtype=np.uint64)
-    code, _ = K.generate_boards(seeds, *plan.kernel_args(), SUBSET_TABLE, POPCOUNT8, out, True,
-                                best)
+    code, _ = K.run(seeds, plan.kernel_args(), out, best)
     if code != Defect.NONE:
         raise_defect(code, plan, stream_seed)
     cols = rec.columns(plan, out, seeds, np.array([seed_index]), sig)
     record = rec.row_dicts(cols)[0]
-    mines = best[0].reshape(h, w).astype(bool)
-    num = np.zeros(n, dtype=np.int8)
-    KB.count_numbers(best[0], _neighbours(w, h), num)
     return Board(
-        width=w, height=h, spawn=(w // 2, h // 2), mines=mines,
-        numbers=num.reshape(h, w), fog=best[2].reshape(h, w).astype(bool),
+        width=w, height=h, spawn=(w // 2, h // 2), mines=best[0].reshape(h, w).astype(bool),
+        numbers=best[6].reshape(h, w).copy(), fog=best[2].reshape(h, w).astype(bool),
         variation=best[1].reshape(h, w).copy(), variants=tuple(v.variant_id for v in plan.pool),
         r0=best[4].reshape(h, w).astype(bool), reach=best[5].reshape(h, w).astype(bool),
         revealed=best[3].reshape(h, w).astype(bool), record=record,

@@ -28,8 +28,17 @@ def fnv1a_64(data: bytes) -> int:
     return h
 
 
+SPLITMIX_GAMMA = 0x9E3779B97F4A7C15
+SPLITMIX_M1 = 0xBF58476D1CE4E5B9
+SPLITMIX_M2 = 0x94D049BB133111EB
+
+
 def splitmix64(x: int) -> int:
-    return int(pcg.splitmix64(np.uint64(x & MASK64)))
+    """splitmix64 finaliser of one state step: z = x + gamma; two xor-shift-multiplies."""
+    z = (x + SPLITMIX_GAMMA) & MASK64
+    z = ((z ^ (z >> 30)) * SPLITMIX_M1) & MASK64
+    z = ((z ^ (z >> 27)) * SPLITMIX_M2) & MASK64
+    return z ^ (z >> 31)
 
 
 def stream_hash(stream_name: str) -> int:
@@ -38,7 +47,22 @@ def stream_hash(stream_name: str) -> int:
 
 def derive_at(stream_name: str, index: int) -> int:
     """seed = splitmix64(FNV-1a-64(utf8(stream_name)) XOR (index mod 2^64))."""
-    return int(pcg.derive_seed(np.uint64(stream_hash(stream_name)), np.uint64(index & MASK64)))
+    return splitmix64(stream_hash(stream_name) ^ (index & MASK64))
+
+
+def derive_seeds(stream_name: str, first: int, count: int) -> np.ndarray:
+    """derive_at(stream_name, first + i) for i in [0, count), as uint64, vectorised.
+
+    numpy uint64 array arithmetic wraps modulo 2^64 like the scalar version's masks.
+    """
+    if first < 0 or count < 0:
+        raise ValueError(f"derive_seeds needs first >= 0 and count >= 0, got {first}, {count}")
+    u = np.uint64
+    z = np.arange(first, first + count, dtype=np.uint64) ^ u(stream_hash(stream_name))
+    z = z + u(SPLITMIX_GAMMA)
+    z = (z ^ (z >> u(30))) * u(SPLITMIX_M1)
+    z = (z ^ (z >> u(27))) * u(SPLITMIX_M2)
+    return z ^ (z >> u(31))
 
 
 def sigma(level: int, depth: int) -> int:

@@ -3,7 +3,8 @@
 import pytest
 
 from minegen.errors import MinegenError
-from minegen.rng import Pcg32, check_board_count, derive_at, fnv1a_64, sigma, splitmix64
+from minegen.rng import (Pcg32, check_board_count, derive_at, derive_seeds, fnv1a_64, sigma,
+                         splitmix64)
 
 
 def test_fnv1a_64_reference():
@@ -12,7 +13,18 @@ def test_fnv1a_64_reference():
 
 
 def test_splitmix64_reference():
+    # the first three outputs of the reference splitmix64 generator seeded with 0
     assert splitmix64(0) == 0xE220A8397B1DCDAF
+    assert splitmix64(0x9E3779B97F4A7C15) == 0x6E789E6AA1B965F4
+    assert splitmix64(2 * 0x9E3779B97F4A7C15 % 2**64) == 0x06C45D188009454F
+
+
+def test_vectorised_seeds_equal_derive_at():
+    first = sigma(7, 3) + 4000
+    seeds = derive_seeds("board_gen", first, 96)
+    assert seeds.dtype.name == "uint64"
+    assert [int(s) for s in seeds] == [derive_at("board_gen", first + i) for i in range(96)]
+    assert derive_seeds("board_gen", 5, 0).shape == (0,)
 
 
 def test_pcg32_demo_values():

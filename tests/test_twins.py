@@ -73,8 +73,7 @@ def kernel_board(W, H, mines):
     mine = flat(mines, W, H)
     num = np.zeros(n, dtype=np.int8)
     KB.count_numbers(mine, nb, num)
-    spawn = np.zeros(n, dtype=np.int8)
-    KB.spawn_mask(W, H, spawn)
+    spawn = KB.spawn_mask(W, H)
     queue = np.zeros(n, dtype=np.int32)
     r0 = np.zeros(n, dtype=np.int8)
     size = KB.zero_closure(spawn, mine, num, nb, r0, queue)
@@ -101,7 +100,7 @@ def kernel_solve(W, H, mines, fog, r0, use_subset):
     mine = flat(mines, W, H)
     num = np.zeros(n, dtype=np.int8)
     KB.count_numbers(mine, nb, num)
-    i8, i32 = KA._workspace(n)
+    i8, i32, _, _, _ = KA.workspace(W, H)
     revealed, known, ready, indirty = i8[7], i8[8], i8[9], i8[10]
     queue, dirty, active, rem = i32[1], i32[5], i32[6], i32[7]
     u8 = np.zeros(n, dtype=np.uint8)
@@ -184,8 +183,7 @@ def test_mine_placement_matches_twin(W, H, pct, seed):
     N = naive.planned_mines(W, H, pct / 100)
     st_arr = np.zeros(2, dtype=np.uint64)
     pcg_seed(st_arr, np.uint64(seed), PCG_DEFAULT_SEQ)
-    spawn = np.zeros(n, dtype=np.int8)
-    KB.spawn_mask(W, H, spawn)
+    spawn = KB.spawn_mask(W, H)
     mine = np.zeros(n, dtype=np.int8)
     KB.place_mines(st_arr, W, H, spawn, N, np.zeros(n, dtype=np.int32), mine)
     rng = Pcg32(seed)

@@ -3,7 +3,11 @@
 ``generate_boards`` runs every attempt of each board on its own stream and writes the
 chosen attempt's integer record (``codes.F`` order), one row of an int64 block per board,
 so the batch path pays no Python per board; with ``keep`` it also copies the grids out
-(the per-board API). ``derive_seeds`` gives the seeds of a batch range.
+(the per-board API). ``run`` is its Python front: it allocates the work arrays.
+
+Cold compile budget (issue 2: <= 5 s): every array is allocated here in Python, never
+inside a kernel, because each numba array constructor (np.zeros/empty/full per dtype and
+rank) is a compile of its own, about 1.2 s together.
 """
 
 import numpy as np
@@ -11,18 +15,50 @@ from numba import njit
 
 from ..codes import F, Defect, Exit, N_INT_FIELDS
 from . import board as B
-from .pcg import derive_seed, pcg_seed, PCG_DEFAULT_SEQ
-from .solver import solve
+from . import compiling
+from .pcg import pcg_seed, PCG_DEFAULT_SEQ
+from .solver import POPCOUNT8, SUBSET_TABLE, solve
+
+N_I8_ROWS = 14  # int8 work rows, named in _attempt
+N_I32_ROWS = 8  # int32 work rows, named in _attempt
+N_GRIDS = 7  # rows of ``best``: mine, var, fog, revealed, r0, reach, num
+
+_NO_GRIDS = np.zeros((N_GRIDS, 1), dtype=np.int8)  # ``best`` is unused without ``keep``
 
 
-@njit(cache=True, nogil=True)
-def _workspace(n):
-    i8 = np.zeros((14, n), dtype=np.int8)
-    i32 = np.zeros((8, n), dtype=np.int32)
-    return i8, i32
+def workspace(w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                       np.ndarray]:
+    """(i8, i32, u8, cur, st): the caller-owned work arrays of a W x H board; the spawn
+    row i8[2] is filled here once (it is the same for every attempt)."""
+    n = w * h
+    i8 = np.zeros((N_I8_ROWS, n), dtype=np.int8)
+    i8[2] = B.spawn_mask(w, h)
+    return (i8, np.zeros((N_I32_ROWS, n), dtype=np.int32), np.zeros(n, dtype=np.uint8),
+            np.zeros(N_INT_FIELDS, dtype=np.int64), np.zeros(2, dtype=np.uint64))
 
 
-@njit(cache=True, nogil=True)
+def run(seeds: np.ndarray, row_args: tuple, ints: np.ndarray,
+        best: np.ndarray | None = None) -> tuple[int, int]:
+    """``generate_boards`` over ``seeds`` for a row (``RowPlan.kernel_args()``).
+
+    ``ints`` (len(seeds) x N_INT_FIELDS, int64) receives the records. With ``best``
+    (N_GRIDS x W*H, int8) the grids of the last board's chosen attempt are copied out.
+    Returns (defect code, board position) as ``generate_boards`` does.
+    """
+    w, h = row_args[0], row_args[1]
+    keep = best is not None
+    args = (seeds, *row_args, SUBSET_TABLE, POPCOUNT8, B.neighbour_table(w, h),
+            *workspace(w, h), ints, keep, best if keep else _NO_GRIDS)
+    if not generate_boards.overloads:  # first call: a cold compile or a cache load
+        with compiling():
+            return generate_boards(*args)
+    return generate_boards(*args)
+
+
+# inline="always": spliced into generate_boards at numba-IR level, so it is not a dispatcher
+# of its own; that saves a whole-module LLVM pass over every callee (~1.2 s of cold compile,
+# same speed). Inlining the other kernels measured slower to compile.
+@njit(cache=True, nogil=True, inline="always")
 def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, pool_hides,
              use_subset, nb, trans, popcount, i8, i32, u8, out):
     """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``out`` (F order).
@@ -55,7 +91,7 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
     active = i32[6]
     rem = i32[7]
     # stage 2: mines, then remove-only clearing of the spawn's closure and its ring
-    B.spawn_mask(w, h, spawn)
+    # (spawn = i8[2] is filled once by ``workspace``)
     B.place_mines(st, w, h, spawn, n_planned, cand, mine)
     B.count_numbers(mine, nb, num)
     B.zero_closure(spawn, mine, num, nb, scratch, queue)
@@ -118,32 +154,19 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
 
 
 @njit(cache=True, nogil=True)
-def derive_seeds(name_hash, first_index, count):
-    """Stream seeds of stream indices first_index + i, i in [0, count) (SPEC §3)."""
-    seeds = np.empty(count, dtype=np.uint64)
-    for i in range(count):
-        seeds[i] = derive_seed(name_hash, first_index + i)
-    return seeds
-
-
-@njit(cache=True, nogil=True)
 def generate_boards(seeds, w, h, n_planned, target, min_safe, attempts, region_count,
                     region_size, pool_constraint, pool_hides, use_subset, trans, popcount,
-                    ints, keep, best):
+                    nb, i8, i32, u8, cur, st, ints, keep, best):
     """One board per stream seed (A1 stages 2-4, F5 exits): ints[i] gets board i's record
     (``codes.F`` order). Each board runs its attempts on its own stream
-    pcg32_srandom_r(seed, default seq). With ``keep``, ``best[0..5]`` receive the grids
-    mine, var, fog, revealed, r0, reach of the last board's chosen attempt (the per-board
-    API passes one seed). One entry point for both paths: one compile, one cache entry.
+    pcg32_srandom_r(seed, default seq). With ``keep``, ``best[0..6]`` receive the grids
+    mine, var, fog, revealed, r0, reach, num of the last board's chosen attempt (the
+    per-board API passes one seed). One entry point for both paths: one compile, one cache
+    entry. ``nb`` is ``board.neighbour_table(w, h)``; the rest are ``workspace(w, h)``.
 
     Returns (defect code, board position); (NONE, len(seeds)) on success.
     """
     n = w * h
-    nb = B.neighbour_table(w, h)
-    i8, i32 = _workspace(n)
-    u8 = np.zeros(n, dtype=np.uint8)
-    cur = np.zeros(N_INT_FIELDS, dtype=np.int64)
-    st = np.zeros(2, dtype=np.uint64)
     for i in range(seeds.shape[0]):
         out = ints[i]
         pcg_seed(st, seeds[i], PCG_DEFAULT_SEQ)
@@ -193,6 +216,7 @@ def generate_boards(seeds, w, h, n_planned, target, min_safe, attempts, region_c
                         best[3, c] = i8[7, c]  # revealed
                         best[4, c] = i8[3, c]  # r0
                         best[5, c] = i8[4, c]  # reach
+                        best[6, c] = i8[1, c]  # num
             if chosen_exit == Exit.MET:
                 break
         out[F.PLANNED_MINES] = n_planned

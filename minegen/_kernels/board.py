@@ -15,31 +15,24 @@ DX8 = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 DY8 = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
-def neighbour_table(w, h):
-    """nb[c, j] = index of the j-th 8-neighbour of c, or -1 off the board."""
-    nb = np.full((w * h, 8), -1, dtype=np.int32)
-    for y in range(h):
-        for x in range(w):
-            c = y * w + x
-            for j in range(8):
-                nx = x + DX8[j]
-                ny = y + DY8[j]
-                if 0 <= nx < w and 0 <= ny < h:
-                    nb[c, j] = ny * w + nx
-    return nb
+def neighbour_table(w: int, h: int) -> np.ndarray:
+    """nb[c, j] = index of the j-th 8-neighbour of c, or -1 off the board (int32).
+
+    Plain numpy, run once per call of ``attempt.run`` (fixed per board size; built in
+    Python so that no array constructor is compiled: cold-compile budget, see attempt.py).
+    """
+    ys, xs = np.divmod(np.arange(w * h, dtype=np.int64), w)
+    nx = xs[:, None] + DX8[None, :]
+    ny = ys[:, None] + DY8[None, :]
+    inside = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
+    return np.where(inside, ny * w + nx, -1).astype(np.int32)
 
 
-@njit(cache=True, nogil=True)
-def spawn_mask(w, h, spawn):
-    """The 3x3 block centred on (W // 2, H // 2)."""
-    for c in range(w * h):
-        spawn[c] = 0
-    cx = w // 2
-    cy = h // 2
-    for y in range(cy - 1, cy + 2):
-        for x in range(cx - 1, cx + 2):
-            spawn[y * w + x] = 1
+def spawn_mask(w: int, h: int) -> np.ndarray:
+    """The 3x3 block centred on (W // 2, H // 2), flat int8 (plain numpy, as above)."""
+    spawn = np.zeros((h, w), dtype=np.int8)
+    spawn[h // 2 - 1:h // 2 + 2, w // 2 - 1:w // 2 + 2] = 1
+    return spawn.reshape(-1)
 
 
 @njit(cache=True, nogil=True)
@@ -204,7 +197,7 @@ def place_regions(st, w, h, mine, num, spawn, reach, region_count, region_size,
                 ok = ok and mine[c] == 0 and num[c] >= 1
             elig[c] = 1 if ok else 0
         _components4(elig, w, h, comp, size, queue)
-        nc = 0
+        nc = np.int64(0)  # typed, not Literal[int](0): one specialisation of pcg_bounded
         for c in range(n):
             if elig[c] and size[comp[c]] >= region_size:
                 cand[nc] = c
@@ -213,7 +206,7 @@ def place_regions(st, w, h, mine, num, spawn, reach, region_count, region_size,
             continue
         seed = cand[pcg_bounded(st, nc)]
         var[seed] = v + 1
-        nf = 0
+        nf = np.int64(0)  # as nc
         grown = 1
         cur = seed
         while True:

@@ -1,4 +1,5 @@
-"""PCG32 (pcg_basic reference) and the seed derivation, as numba kernels (SPEC §3).
+"""PCG32 (pcg_basic reference) as numba kernels (SPEC §3); the seed derivation that feeds
+it is plain Python/numpy in ``minegen.rng``.
 
 The stream state is an explicit ``uint64[2]`` array ``[state, inc]`` passed by the caller
 (STYLE 2: randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly
@@ -12,21 +13,6 @@ U64 = np.uint64
 PCG_MULT = U64(6364136223846793005)
 PCG_DEFAULT_SEQ = U64(1442695040888963407)  # initseq used for every board_gen stream
 MASK32 = U64(0xFFFFFFFF)
-
-
-@njit(cache=True, nogil=True)
-def splitmix64(x):
-    """splitmix64 finaliser of one state step: z = x + golden; two xor-shift-multiplies."""
-    z = U64(x) + U64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
-    return z ^ (z >> U64(31))
-
-
-@njit(cache=True, nogil=True)
-def derive_seed(name_hash, index):
-    """derive_at core: splitmix64(FNV-1a-64(name) XOR (index mod 2^64))."""
-    return splitmix64(U64(name_hash) ^ U64(index))
 
 
 @njit(cache=True, nogil=True)
