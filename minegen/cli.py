@@ -51,7 +51,7 @@ def cmd_validate(args) -> int:
 @command
 def cmd_generate(args) -> int:
     from .generate import generate
-    from .render import draw, draw_record
+    from .render import draw, draw_record, fog_summary
     from .table_loader import load_tables
 
     tables = load_tables(args.tables)
@@ -76,6 +76,7 @@ def cmd_generate(args) -> int:
         print(f"board ({args.level}, {args.depth}) -> row ({r['row_level']}, {r['row_depth']}), "
               f"{board.width}x{board.height}, stream seed {r['stream_seed']}")
         print(draw(board))
+        print(fog_summary(r))
         print()
         print(draw_record(r))
     return 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from .generate import Board
+from .table_model import region_target_size
 
 LEGEND = (
     "legend: ' * ' mine   ' . ' zero   ' 3 ' number   '~3~' fog (number hidden from the player)\n"
@@ -40,3 +43,25 @@ def draw(board: Board) -> str:
 def draw_record(record: dict) -> str:
     width = max(len(k) for k in record)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in record.items())
+
+
+def fog_summary(record: dict) -> str:
+    """One line on the row's fog: what was asked, what was placed, and why not (SPEC §4).
+
+    A shortfall is silent in the API (A4 EC2); a person reading a board is told here.
+    """
+    asked = record["fog_regions_requested"]
+    if asked == 0:
+        return "fog: none requested by this row (fog_region_count = 0)"
+    if record["pool_empty"]:
+        return (f"fog: {asked} region(s) requested, but no variant is unlocked for this level "
+                "and biome (empty pool: no fog, silently)")
+    t = region_target_size(record["width"], record["height"], record["fog_target_ratio"], asked)
+    placed = record["fog_regions_achieved"]
+    line = (f"fog: {placed} of {asked} region(s) of {t} cells placed, "
+            f"{record['fog_cells']} fog cells")
+    if placed < asked:
+        line += (f"; shortfall {asked - placed}: no 4-connected component of {t} eligible cells "
+                 "(safe, numbered, outside the spawn and the reach domain) was left. Expected "
+                 "on small sparse rows (SPEC §4, §8 B); the constraint is never relaxed.")
+    return textwrap.fill(line, width=88, subsequent_indent="     ")

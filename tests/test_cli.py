@@ -67,6 +67,7 @@ def test_generate_text_draws_board_and_legend():
     p = run("generate", "3", "4", "--index", "0")
     assert p.returncode == 0, p.stderr
     assert "legend:" in p.stdout and "~" in p.stdout and "[" in p.stdout
+    assert "fog: 1 of 2 region(s) of 20 cells placed" in p.stdout
     assert "inferability_core" in p.stdout
 
 
