@@ -15,9 +15,10 @@ import numpy as np
 from numba import njit
 
 from ..codes import Defect
+from .board import DX8, DY8
 
-_DX8 = (-1, 0, 1, -1, 1, -1, 0, 1)
-_DY8 = (-1, -1, -1, 0, 0, 1, 1, 1)
+_DX8 = tuple(int(d) for d in DX8)  # the neighbour order of board.neighbour_table
+_DY8 = tuple(int(d) for d in DY8)
 
 
 def _build_subset_table() -> np.ndarray:
