@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -79,8 +80,14 @@ def to_json(obj) -> str:
 
 def write_run(out: str | os.PathLike, run_id: str, manifest: dict, records: pl.DataFrame,
               aggregates: pl.DataFrame, results: list[dict], failures: pl.DataFrame,
-              shortfall: pl.DataFrame, b1: pl.DataFrame | None = None) -> Path:
-    """Write the run folder atomically and return its final path."""
+              shortfall: pl.DataFrame, b1: pl.DataFrame | None = None,
+              finish: Callable[[dict], None] | None = None) -> Path:
+    """Write the run folder atomically and return its final path.
+
+    ``finish(manifest)``, if given, runs after every other file is written and before the
+    manifest is, so the manifest can carry the time spent writing the report; it is
+    written once, inside the folder before the rename.
+    """
     from . import render
 
     vdir = version_dir(out, manifest["metric_version"])
@@ -107,6 +114,8 @@ def write_run(out: str | os.PathLike, run_id: str, manifest: dict, records: pl.D
             render.markdown(manifest, aggregates, results, shortfall, b1), encoding="utf-8")
         (tmp / "report.html").write_text(
             render.html(manifest, aggregates, results, shortfall, b1), encoding="utf-8")
+        if finish is not None:
+            finish(manifest)
         (tmp / "manifest.json").write_text(to_json(manifest), encoding="utf-8")
         os.rename(tmp, final)
     except BaseException:

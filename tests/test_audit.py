@@ -103,6 +103,10 @@ def test_report_folder(baseline):
                 "sigma_formula", "metric_version", "packages", "scheduler", "wall_s"):
         assert key in m, key
     assert m["n"] == N and m["metric_version"] == 1 and m["packages"]["dask"] != "missing"
+    # written once, with the report's own time: the file is the manifest the run returned
+    assert m == json.loads(json.dumps(baseline.manifest, default=str))
+    t = m["timings_s"]
+    assert t["report"] > 0 and m["wall_s"] >= t["generate"] + t["aggregate"] + t["report"]
     recs = pl.read_parquet(d / "records.parquet")
     assert recs.equals(baseline.records)
     agg = pl.read_parquet(d / "aggregates.parquet")
