@@ -28,17 +28,23 @@ def fnv1a_64(data: bytes) -> int:
     return h
 
 
-SPLITMIX_GAMMA = 0x9E3779B97F4A7C15
-SPLITMIX_M1 = 0xBF58476D1CE4E5B9
-SPLITMIX_M2 = 0x94D049BB133111EB
+SPLITMIX_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+SPLITMIX_M1 = np.uint64(0xBF58476D1CE4E5B9)
+SPLITMIX_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def _splitmix64_array(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser of one state step on a uint64 array: z = x + gamma, then two
+    xor-shift-multiplies. uint64 array arithmetic wraps modulo 2^64, as the reference does."""
+    u = np.uint64
+    z = x + SPLITMIX_GAMMA
+    z = (z ^ (z >> u(30))) * SPLITMIX_M1
+    z = (z ^ (z >> u(27))) * SPLITMIX_M2
+    return z ^ (z >> u(31))
 
 
 def splitmix64(x: int) -> int:
-    """splitmix64 finaliser of one state step: z = x + gamma; two xor-shift-multiplies."""
-    z = (x + SPLITMIX_GAMMA) & MASK64
-    z = ((z ^ (z >> 30)) * SPLITMIX_M1) & MASK64
-    z = ((z ^ (z >> 27)) * SPLITMIX_M2) & MASK64
-    return z ^ (z >> 31)
+    return int(_splitmix64_array(np.array([x & MASK64], dtype=np.uint64))[0])
 
 
 def stream_hash(stream_name: str) -> int:
@@ -51,18 +57,11 @@ def derive_at(stream_name: str, index: int) -> int:
 
 
 def derive_seeds(stream_name: str, first: int, count: int) -> np.ndarray:
-    """derive_at(stream_name, first + i) for i in [0, count), as uint64, vectorised.
-
-    numpy uint64 array arithmetic wraps modulo 2^64 like the scalar version's masks.
-    """
+    """derive_at(stream_name, first + i) for i in [0, count), as uint64, vectorised."""
     if first < 0 or count < 0:
         raise ValueError(f"derive_seeds needs first >= 0 and count >= 0, got {first}, {count}")
-    u = np.uint64
-    z = np.arange(first, first + count, dtype=np.uint64) ^ u(stream_hash(stream_name))
-    z = z + u(SPLITMIX_GAMMA)
-    z = (z ^ (z >> u(30))) * u(SPLITMIX_M1)
-    z = (z ^ (z >> u(27))) * u(SPLITMIX_M2)
-    return z ^ (z >> u(31))
+    index = np.arange(first, first + count, dtype=np.uint64)
+    return _splitmix64_array(index ^ np.uint64(stream_hash(stream_name)))
 
 
 def sigma(level: int, depth: int) -> int:

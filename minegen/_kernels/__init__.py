@@ -12,10 +12,10 @@ budget of issue 2, <= 5 s). Inside it LLVM runs at -O1 and Python's cyclic GC is
 (numba allocates millions of short-lived objects while compiling; the collector's passes
 cost ~0.4 s); both are restored on exit, so other numba users in the process keep their
 settings (a compile in another thread during that one scope would also run at -O1: same
-code, another optimisation level). Measured on ``minegen bench`` (medians of 15 repeats of 4000 boards): -O1 gives
-the speed of numba's default -O3 (40.3 vs 41.0 us per attempt at 30x16, 8.5 vs 8.3 at
-12x12) for ~0.7 s less compile. The loop vectoriser stays on: without it the kernels run
-~12 % slower for no compile gain.
+code, another optimisation level). Measured on ``minegen bench`` (medians of 15 repeats of
+4000 boards): -O1 gives the speed of numba's default -O3 (40.3 vs 41.0 us per attempt at
+30x16, 8.5 vs 8.3 at 12x12) for ~0.7 s less compile. The loop vectoriser stays on: without
+it the kernels run ~12 % slower for no compile gain.
 """
 
 import contextlib
