@@ -23,7 +23,7 @@ def generate_block(plan: RowPlan, first: int, count: int) -> dict[str, np.ndarra
     sig = sigma(plan.level, plan.depth)
     ints = np.zeros((count, N_INT_FIELDS), dtype=np.int64)
     seeds = derive_seeds(BOARD_GEN_STREAM, sig + first, count)
-    code, at = K.run(seeds, plan.kernel_args(), ints)
+    code, at = K.run(seeds, plan.kernel_inputs(), ints)
     if code != Defect.NONE:
         raise_defect(code, plan, int(seeds[at]))
     return rec.columns(plan, ints, seeds, np.arange(first, first + count), sig)

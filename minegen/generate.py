@@ -13,7 +13,7 @@ import numpy as np
 
 from . import record as rec
 from ._kernels import attempt as K
-from .codes import N_INT_FIELDS, Defect
+from .codes import N_GRIDS, N_INT_FIELDS, Defect, Grid
 from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
 from .rng import BOARD_GEN_STREAM, MASK64, derive_at
@@ -115,19 +115,23 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
     w, h = plan.width, plan.height
     n = w * h
     out = np.zeros((1, N_INT_FIELDS), dtype=np.int64)
-    best = np.zeros((K.N_GRIDS, n), dtype=np.int8)
+    best = np.zeros((N_GRIDS, n), dtype=np.int8)
     seeds = np.array([stream_seed], dtype=np.uint64)
-    code, _ = K.run(seeds, plan.kernel_args(), out, best)
+    code, _ = K.run(seeds, plan.kernel_inputs(), out, best)
     if code != Defect.NONE:
         raise_defect(code, plan, stream_seed)
     cols = rec.columns(plan, out, seeds, np.array([seed_index]), sig)
     record = rec.row_dicts(cols)[0]
+
+    def grid(g: Grid) -> np.ndarray:
+        return best[g].reshape(h, w)
+
     return Board(
-        width=w, height=h, spawn=(w // 2, h // 2), mines=best[0].reshape(h, w).astype(bool),
-        numbers=best[6].reshape(h, w).copy(), fog=best[2].reshape(h, w).astype(bool),
-        variation=best[1].reshape(h, w).copy(), variants=tuple(v.variant_id for v in plan.pool),
-        r0=best[4].reshape(h, w).astype(bool), reach=best[5].reshape(h, w).astype(bool),
-        revealed=best[3].reshape(h, w).astype(bool), record=record,
+        width=w, height=h, spawn=(w // 2, h // 2), mines=grid(Grid.MINE).astype(bool),
+        numbers=grid(Grid.NUM).copy(), fog=grid(Grid.FOG).astype(bool),
+        variation=grid(Grid.VAR).copy(), variants=tuple(v.variant_id for v in plan.pool),
+        r0=grid(Grid.R0).astype(bool), reach=grid(Grid.REACH).astype(bool),
+        revealed=grid(Grid.REVEALED).astype(bool), record=record,
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .codes import Constraint
+from .codes import Constraint, KernelInputs, KernelPool, KernelRow
 from .table_model import BoardGenRow, Tables, VariationRow
 
 
@@ -31,26 +31,25 @@ class RowPlan:
     def use_subset(self) -> bool:
         return self.row.solver_rules == "single_subset"
 
-    def pool_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(constraint code per pool variant, 1 if the variant hides numbers) as int8."""
-        cons = np.array(
-            [Constraint.SAFE_NONZERO if v.cell_constraint == "safe_nonzero" else Constraint.ANY
-             for v in self.pool],
-            dtype=np.int8,
-        )
-        hides = np.array([1 if v.info_mask == "hide_numbers" else 0 for v in self.pool],
-                         dtype=np.int8)
-        return cons, hides
-
-    def kernel_args(self) -> tuple:
-        """Positional row arguments of ``_kernels.attempt.generate_boards`` after the seeds."""
+    def kernel_inputs(self) -> KernelInputs:
+        """The row snapshot as ``_kernels.attempt.generate_boards`` reads it: the scalar
+        parameters (``KernelRow``) and the pool as int8 arrays (``KernelPool``)."""
         r = self.row
-        cons, hides = self.pool_arrays()
-        return (
-            r.board_width, r.board_height, r.planned_mines, float(r.inferability_target),
-            r.min_safe_count, r.max_gen_attempts, r.fog_region_count, r.region_size,
-            cons, hides, self.use_subset,
+        pool = KernelPool(
+            constraint=np.array(
+                [Constraint.SAFE_NONZERO if v.cell_constraint == "safe_nonzero"
+                 else Constraint.ANY for v in self.pool], dtype=np.int8),
+            hides=np.array([1 if v.info_mask == "hide_numbers" else 0 for v in self.pool],
+                           dtype=np.int8),
         )
+        row = KernelRow(
+            width=int(r.board_width), height=int(r.board_height),
+            planned_mines=int(r.planned_mines), target=float(r.inferability_target),
+            min_safe=int(r.min_safe_count), attempts=int(r.max_gen_attempts),
+            region_count=int(r.fog_region_count), region_size=int(r.region_size),
+            use_subset=bool(self.use_subset),
+        )
+        return KernelInputs(row=row, pool=pool)
 
 
 def plan_row(tables: Tables, level: int, depth: int) -> RowPlan:

@@ -30,7 +30,7 @@ from minegen._kernels import attempt as KA  # noqa: E402
 from minegen._kernels import board as KB  # noqa: E402
 from minegen._kernels import solver as KS  # noqa: E402
 from minegen._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed  # noqa: E402
-from minegen.codes import Defect  # noqa: E402
+from minegen.codes import W8, W32, Defect  # noqa: E402
 from minegen.batch import generate_block  # noqa: E402
 from minegen.generate import generate, generate_planned  # noqa: E402
 from minegen.plan import RowPlan, plan_row  # noqa: E402
@@ -100,9 +100,11 @@ def kernel_solve(W, H, mines, fog, r0, use_subset):
     mine = flat(mines, W, H)
     num = np.zeros(n, dtype=np.int8)
     KB.count_numbers(mine, nb, num)
-    i8, i32, _, _, _ = KA.workspace(W, H)
-    revealed, known, ready, indirty = i8[7], i8[8], i8[9], i8[10]
-    queue, dirty, active, rem = i32[1], i32[5], i32[6], i32[7]
+    ws = KA.workspace(W, H)
+    revealed, known = ws.i8[W8.REVEALED], ws.i8[W8.KNOWN]
+    ready, indirty = ws.i8[W8.READY], ws.i8[W8.INDIRTY]
+    queue, dirty = ws.i32[W32.QUEUE], ws.i32[W32.DIRTY]
+    active, rem = ws.i32[W32.ACTIVE], ws.i32[W32.REM]
     u8 = np.zeros(n, dtype=np.uint8)
     nrev, ncore, code = KS.solve(W, H, mine, num, flat(fog, W, H), flat(r0, W, H), nb,
                                  use_subset, KS.SUBSET_TABLE, KS.POPCOUNT8, revealed, known,

@@ -5,94 +5,108 @@ chosen attempt's integer record (``codes.F`` order), one row of an int64 block p
 so the batch path pays no Python per board; with ``keep`` it also copies the grids out
 (the per-board API). ``run`` is its Python front: it allocates the work arrays.
 
+Named interface: the row arrives as ``codes.KernelInputs`` (``RowPlan.kernel_inputs``), the
+work arrays as a ``Workspace``; work rows are indexed by ``codes.W8`` / ``codes.W32`` and the
+output grids by ``codes.Grid``, never by number.
+
 Cold compile budget (issue 2: <= 5 s): every array is allocated here in Python, never
 inside a kernel, because each numba array constructor (np.zeros/empty/full per dtype and
 rank) is a compile of its own (moving them out measured ~0.6 s).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from ..codes import F, Defect, Exit, N_INT_FIELDS
+from ..codes import F, N_GRIDS, N_INT_FIELDS, W8, W32, Defect, Exit, KernelInputs
 from . import board as B
 from . import compiling
 from .pcg import pcg_seed, PCG_DEFAULT_SEQ
 from .solver import POPCOUNT8, SUBSET_TABLE, solve
 
-N_I8_ROWS = 14  # int8 work rows, named in _attempt
-N_I32_ROWS = 8  # int32 work rows, named in _attempt
-N_GRIDS = 7  # rows of ``best``: mine, var, fog, revealed, r0, reach, num
+
+class Workspace(NamedTuple):
+    """Caller-owned arrays of one W x H board (``workspace``): three read-only tables, then
+    the work arrays every attempt overwrites."""
+
+    nb: np.ndarray  # int32 (W*H, 8): board.neighbour_table, read only
+    trans: np.ndarray  # int16 solver.SUBSET_TABLE, read only
+    popcount: np.ndarray  # int64 solver.POPCOUNT8, read only
+    i8: np.ndarray  # int8 (len(W8), W*H): rows named by codes.W8
+    i32: np.ndarray  # int32 (len(W32), W*H): rows named by codes.W32
+    umask: np.ndarray  # uint8 (W*H): the solver's unknown masks
+    cur: np.ndarray  # int64 (N_INT_FIELDS): the current attempt's record
+    st: np.ndarray  # uint64 (2): the PCG32 stream state
+
 
 _NO_GRIDS = np.zeros((N_GRIDS, 1), dtype=np.int8)  # ``best`` is unused without ``keep``
 
 
-def workspace(w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                       np.ndarray]:
-    """(i8, i32, u8, cur, st): the caller-owned work arrays of a W x H board; the spawn
-    row i8[2] is filled here once (it is the same for every attempt)."""
+def workspace(w: int, h: int) -> Workspace:
+    """The work arrays of a W x H board; the row W8.SPAWN is filled here once (it is the
+    same for every attempt)."""
     n = w * h
-    i8 = np.zeros((N_I8_ROWS, n), dtype=np.int8)
-    i8[2] = B.spawn_mask(w, h)
-    return (i8, np.zeros((N_I32_ROWS, n), dtype=np.int32), np.zeros(n, dtype=np.uint8),
-            np.zeros(N_INT_FIELDS, dtype=np.int64), np.zeros(2, dtype=np.uint64))
+    i8 = np.zeros((len(W8), n), dtype=np.int8)
+    i8[W8.SPAWN] = B.spawn_mask(w, h)
+    return Workspace(nb=B.neighbour_table(w, h), trans=SUBSET_TABLE, popcount=POPCOUNT8,
+                     i8=i8, i32=np.zeros((len(W32), n), dtype=np.int32),
+                     umask=np.zeros(n, dtype=np.uint8),
+                     cur=np.zeros(N_INT_FIELDS, dtype=np.int64),
+                     st=np.zeros(2, dtype=np.uint64))
 
 
-def run(seeds: np.ndarray, row_args: tuple, ints: np.ndarray,
+def run(seeds: np.ndarray, inputs: KernelInputs, ints: np.ndarray,
         best: np.ndarray | None = None) -> tuple[int, int]:
-    """``generate_boards`` over ``seeds`` for a row (``RowPlan.kernel_args()``).
+    """``generate_boards`` over ``seeds`` for a row (``RowPlan.kernel_inputs()``).
 
     ``ints`` (len(seeds) x N_INT_FIELDS, int64) receives the records. With ``best``
-    (N_GRIDS x W*H, int8) the grids of the last board's chosen attempt are copied out.
-    Returns (defect code, board position) as ``generate_boards`` does.
+    (N_GRIDS x W*H, int8, rows named by ``codes.Grid``) the grids of the last board's chosen
+    attempt are copied out. Returns (defect code, board position) as ``generate_boards``.
     """
-    w, h = row_args[0], row_args[1]
     keep = best is not None
-    args = (seeds, *row_args, SUBSET_TABLE, POPCOUNT8, B.neighbour_table(w, h),
-            *workspace(w, h), ints, keep, best if keep else _NO_GRIDS)
+    work = workspace(inputs.row.width, inputs.row.height)
+    grids = best if keep else _NO_GRIDS
     if not generate_boards.overloads:  # first call: a cold compile or a cache load
         with compiling():
-            return generate_boards(*args)
-    return generate_boards(*args)
+            return generate_boards(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
+    return generate_boards(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
 
 
 # inline="always": spliced into generate_boards at numba-IR level, so it is not a dispatcher
 # of its own; that saves a whole-module LLVM pass over every callee (~1.2 s of cold compile,
 # same speed). Inlining the other kernels measured slower to compile.
 @njit(cache=True, nogil=True, inline="always")
-def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, pool_hides,
-             use_subset, nb, trans, popcount, i8, i32, u8, out):
-    """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``out`` (F order).
+def _attempt(row, pool, work):
+    """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``work.cur`` (F order).
 
-    Returns a Defect code. Grids of the attempt stay in the workspace rows:
-    i8[0] mine, i8[1] num, i8[2] spawn, i8[3] r0, i8[4] reach, i8[5] var, i8[6] fog,
-    i8[7] revealed.
+    Returns a Defect code. The attempt's grids stay in the work rows ``work.i8[W8.*]``.
     """
+    w = row.width
+    h = row.height
+    region_count = row.region_count
+    pool_constraint = pool.constraint
+    st = work.st
+    nb = work.nb
+    out = work.cur
+    i8 = work.i8
+    i32 = work.i32
     n = w * h
-    mine = i8[0]
-    num = i8[1]
-    spawn = i8[2]
-    r0 = i8[3]
-    reach = i8[4]
-    var = i8[5]
-    fog = i8[6]
-    revealed = i8[7]
-    known = i8[8]
-    ready = i8[9]
-    indirty = i8[10]
-    elig = i8[11]
-    ring = i8[12]
-    scratch = i8[13]
-    cand = i32[0]
-    queue = i32[1]
-    comp = i32[2]
-    size = i32[3]
-    frontier = i32[4]
-    dirty = i32[5]
-    active = i32[6]
-    rem = i32[7]
+    mine = i8[W8.MINE]
+    num = i8[W8.NUM]
+    spawn = i8[W8.SPAWN]
+    r0 = i8[W8.R0]
+    reach = i8[W8.REACH]
+    var = i8[W8.VAR]
+    fog = i8[W8.FOG]
+    revealed = i8[W8.REVEALED]
+    scratch = i8[W8.SCRATCH]
+    ring = i8[W8.RING]
+    cand = i32[W32.CAND]
+    queue = i32[W32.QUEUE]
     # stage 2: mines, then remove-only clearing of the spawn's closure and its ring
-    # (spawn = i8[2] is filled once by ``workspace``)
-    B.place_mines(st, w, h, spawn, n_planned, cand, mine)
+    # (W8.SPAWN is filled once by ``workspace``)
+    B.place_mines(st, w, h, spawn, row.planned_mines, cand, mine)
     B.count_numbers(mine, nb, num)
     B.zero_closure(spawn, mine, num, nb, scratch, queue)
     B.outer_ring(scratch, nb, ring)
@@ -106,8 +120,9 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
     achieved = 0
     if region_count > 0 and pool_constraint.shape[0] > 0:
         achieved, code = B.place_regions(st, w, h, mine, num, spawn, reach, region_count,
-                                         region_size, pool_constraint, var, elig, comp, size,
-                                         cand, frontier, queue)
+                                         row.region_size, pool_constraint, var, i8[W8.ELIG],
+                                         i32[W32.COMP], i32[W32.SIZE], cand,
+                                         i32[W32.FRONTIER], queue)
         if code != Defect.NONE:
             return code
     else:
@@ -119,15 +134,17 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
         nmines += mine[c]
         f = 0
         if var[c] > 0:
-            f = pool_hides[var[c] - 1]
+            f = pool.hides[var[c] - 1]
         fog[c] = f
         nfog += f
     code = B.check_structure(w, h, mine, num, spawn, r0, reach, var, fog)
     if code != Defect.NONE:
         return code
     # stage 4 measures: F1 solver, clearability, F3 chain
-    nrev, ncore, code = solve(w, h, mine, num, fog, r0, nb, use_subset, trans, popcount,
-                              revealed, known, ready, u8, rem, queue, dirty, indirty, active)
+    nrev, ncore, code = solve(w, h, mine, num, fog, r0, nb, row.use_subset, work.trans,
+                              work.popcount, revealed, i8[W8.KNOWN], i8[W8.READY], work.umask,
+                              i32[W32.REM], queue, i32[W32.DIRTY], i8[W8.INDIRTY],
+                              i32[W32.ACTIVE])
     if code != Defect.NONE:
         return code
     nsafe = n - nmines
@@ -154,31 +171,32 @@ def _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint, po
 
 
 @njit(cache=True, nogil=True)
-def generate_boards(seeds, w, h, n_planned, target, min_safe, attempts, region_count,
-                    region_size, pool_constraint, pool_hides, use_subset, trans, popcount,
-                    nb, i8, i32, u8, cur, st, ints, keep, best):
+def generate_boards(seeds, row, pool, work, ints, keep, best):
     """One board per stream seed (A1 stages 2-4, F5 exits): ints[i] gets board i's record
     (``codes.F`` order). Each board runs its attempts on its own stream
-    pcg32_srandom_r(seed, default seq). With ``keep``, ``best[0..6]`` receive the grids
-    mine, var, fog, revealed, r0, reach, num of the last board's chosen attempt (the
-    per-board API passes one seed). One entry point for both paths: one compile, one cache
-    entry. ``nb`` is ``board.neighbour_table(w, h)``; the rest are ``workspace(w, h)``.
+    pcg32_srandom_r(seed, default seq). With ``keep``, ``best[Grid.*]`` receive the grids of
+    the last board's chosen attempt (the per-board API passes one seed). One entry point for
+    both paths: one compile, one cache entry. ``row`` / ``pool`` are ``codes.KernelRow`` /
+    ``codes.KernelPool``, ``work`` is ``workspace(row.width, row.height)``.
 
     Returns (defect code, board position); (NONE, len(seeds)) on success.
     """
-    n = w * h
+    n = row.width * row.height
+    target = row.target
+    min_safe = row.min_safe
+    i8 = work.i8
+    cur = work.cur
     for i in range(seeds.shape[0]):
         out = ints[i]
-        pcg_seed(st, seeds[i], PCG_DEFAULT_SEQ)
+        pcg_seed(work.st, seeds[i], PCG_DEFAULT_SEQ)
         chosen = -1
         chosen_exit = Exit.ACCEPT_LEAST_BAD
         best_inf = -1.0
         bad_unreach = 0
         bad_gap = 0
         k = 0
-        for k in range(1, attempts + 1):
-            code = _attempt(st, w, h, n_planned, region_count, region_size, pool_constraint,
-                            pool_hides, use_subset, nb, trans, popcount, i8, i32, u8, cur)
+        for k in range(1, row.attempts + 1):
+            code = _attempt(row, pool, work)
             if code != Defect.NONE:
                 return code, i
             nsafe = cur[F.SAFE]
@@ -208,18 +226,13 @@ def generate_boards(seeds, w, h, n_planned, target, min_safe, attempts, region_c
                 for f in range(N_INT_FIELDS):
                     out[f] = cur[f]
                 out[F.MIN_SAFE_GAP] = gap
-                if keep:
-                    for c in range(n):
-                        best[0, c] = i8[0, c]  # mine
-                        best[1, c] = i8[5, c]  # var
-                        best[2, c] = i8[6, c]  # fog
-                        best[3, c] = i8[7, c]  # revealed
-                        best[4, c] = i8[3, c]  # r0
-                        best[5, c] = i8[4, c]  # reach
-                        best[6, c] = i8[1, c]  # num
+                if keep:  # Grid g is work row W8[g.name] = g (codes.W8 lists them first)
+                    for g in range(N_GRIDS):
+                        for c in range(n):
+                            best[g, c] = i8[g, c]
             if chosen_exit == Exit.MET:
                 break
-        out[F.PLANNED_MINES] = n_planned
+        out[F.PLANNED_MINES] = row.planned_mines
         out[F.ATTEMPTS_USED] = k
         out[F.EXIT] = chosen_exit
         out[F.DEFECT] = Defect.NONE
