@@ -91,13 +91,18 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def _add_pipeline_commands(sub) -> None:
-    """Audit / diff / sweep live in ``pipeline`` (Dask is imported only when they run)."""
-    try:
-        from pipeline.cli import add_commands
-    except ImportError:  # the generator works without the audit package
-        return
-    add_commands(sub, command)
+COMMANDS_GROUP = "minegen.commands"
+
+
+def _add_discovered_commands(sub) -> None:
+    """Commands other packages register under the ``minegen.commands`` entry-point group
+    (the audit's ``audit``, ``diff``, ``sweep``): each entry point is ``add(sub, command)``.
+    This library imports none of them by name; a registered command whose import fails
+    raises here, loudly, instead of vanishing from the command line."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        ep.load()(sub, command)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=int, default=5)
     b.set_defaults(func=cmd_bench)
 
-    _add_pipeline_commands(sub)
+    _add_discovered_commands(sub)
     return p
 
 

@@ -10,54 +10,62 @@ from __future__ import annotations
 import numpy as np
 
 from .codes import EXIT_NAMES, F, Exit
+from .fields import Field
 from .plan import RowPlan
 
 METRIC_VERSION = 1  # A1 F1 note 6: bump when R-inf or the information sources change
 GENERATOR_VERSION = "0.1.0"
 
-# name -> numpy dtype kind; the order is the record's column order.
-FIELDS: dict[str, str] = {
-    "metric_version": "int64",
-    "generator_version": "str",
-    "level_index": "int64",
-    "node_depth": "int64",
-    "row_level": "int64",
-    "row_depth": "int64",
-    "seed_index": "int64",
-    "sigma": "int64",
-    "stream_seed": "uint64",
-    "width": "int64",
-    "height": "int64",
-    "mine_density": "float64",
-    "inferability_target": "float64",
-    "solver_rules": "str",
-    "planned_mines": "int64",
-    "mines": "int64",
-    "safe": "int64",
-    "revealed": "int64",
-    "revealed_core": "int64",
-    "inferability": "float64",
-    "inferability_core": "float64",
-    "fog_cells": "int64",
-    "fog_ratio": "float64",
-    "fog_target_ratio": "float64",
-    "fog_regions_requested": "int64",
-    "fog_regions_achieved": "int64",
-    "fog_shortfall": "int64",
-    "pool_empty": "bool",
-    "chain0_cells": "int64",
-    "fog_unreachable": "int64",
-    "paid_cells": "int64",
-    "fog_burden_ratio": "float64",
-    "delta_budget_fog": "int64",
-    "attempts_used": "int64",
-    "exit": "str",
-    "degraded": "bool",
-    "illegal": "bool",
-    "unreachable_safe": "int64",
-    "min_safe_gap": "int64",
-}
-TIMING_FIELDS: tuple[str, ...] = ()  # excluded from every determinism comparison
+# The record, declared once (SPEC §7): name, dtype, meaning, unit and the range every value
+# holds. The order is the record's column order. The audit derives its Polars schema, the
+# Pandera model of every records block and the docs table from this tuple.
+_SHARE = dict(unit="share", ge=0.0, le=1.0)
+RECORD: tuple[Field, ...] = (
+    Field("metric_version", "int64", "version of the metric definitions (A1 F1 note 6)", ge=1),
+    Field("generator_version", "str", "version of the generator code"),
+    Field("level_index", "int64", "requested level L", ge=1),
+    Field("node_depth", "int64", "requested node depth D", ge=0, le=255),
+    Field("row_level", "int64", "level of the table row used (R1 floor)", ge=1),
+    Field("row_depth", "int64", "depth of the table row used (R1 floor)", ge=0, le=255),
+    Field("seed_index", "int64", "board index i within the row (-1: a raw seed)", ge=-1),
+    Field("sigma", "int64", "row seed base sigma(L, D) (-1: a raw seed)", ge=-1),
+    Field("stream_seed", "uint64", "PCG32 stream seed derive_at('board_gen', sigma + i)"),
+    Field("width", "int64", "board width W", "cells", ge=8, le=64),
+    Field("height", "int64", "board height H", "cells", ge=8, le=64),
+    Field("mine_density", "float64", "the row's mine density d", "share", ge=0.0, le=0.5),
+    Field("inferability_target", "float64", "the row's inferability target", **_SHARE),
+    Field("solver_rules", "str", "solver rule set", values=("single", "single_subset")),
+    Field("planned_mines", "int64", "planned mines N = round_half_up(d (W H - 9))", "cells",
+          ge=1),
+    Field("mines", "int64", "mines |M| after the remove-only clearing", "cells", ge=0),
+    Field("safe", "int64", "safe cells |S|", "cells", ge=1),
+    Field("revealed", "int64", "cells opened without a guess |R-inf|", "cells", ge=0),
+    Field("revealed_core", "int64", "opened non-fog cells |R-inf minus F|", "cells", ge=0),
+    Field("inferability", "float64", "|R-inf| / |S|", **_SHARE),
+    Field("inferability_core", "float64", "|R-inf minus F| / max(1, |S minus F|)", **_SHARE),
+    Field("fog_cells", "int64", "fog cells |F|", "cells", ge=0),
+    Field("fog_ratio", "float64", "|F| / (W H)", **_SHARE),
+    Field("fog_target_ratio", "float64", "the row's fog target ratio", **_SHARE),
+    Field("fog_regions_requested", "int64", "fog regions the row asks for", ge=0, le=32),
+    Field("fog_regions_achieved", "int64", "fog regions placed", ge=0, le=32),
+    Field("fog_shortfall", "int64", "regions requested but not placed (A4 EC2)", ge=0, le=32),
+    Field("pool_empty", "bool", "no variant unlocked for the row's level and biome"),
+    Field("chain0_cells", "int64", "cells zero cascades open for free |Chain0|", "cells",
+          ge=0),
+    Field("fog_unreachable", "int64", "fog cells outside Chain0 |U|", "cells", ge=0),
+    Field("paid_cells", "int64", "safe cells outside Chain0 |S minus Chain0|", "cells", ge=0),
+    Field("fog_burden_ratio", "float64", "|U| / max(1, |S minus Chain0|)", **_SHARE),
+    Field("delta_budget_fog", "int64", "|U| times dig_ap_cost", "AP", ge=0),
+    Field("attempts_used", "int64", "attempts until the F5 exit", ge=1, le=32),
+    Field("exit", "str", "F5 exit", values=tuple(EXIT_NAMES.values())),
+    Field("degraded", "bool", "exit is not met"),
+    Field("illegal", "bool", "exit is accept_least_bad (no legal attempt)"),
+    Field("unreachable_safe", "int64", "safe cells not 8-connected to the spawn", "cells",
+          ge=0),
+    Field("min_safe_gap", "int64", "max(0, min_safe_count - |S|)", "cells", ge=0),
+)
+FIELDS: dict[str, str] = {f.name: f.dtype for f in RECORD}  # name -> dtype, in order
+TIMING_FIELDS: tuple[str, ...] = tuple(f.name for f in RECORD if f.timing)
 
 
 def columns(plan: RowPlan, ints: np.ndarray, seeds: np.ndarray, seed_index: np.ndarray,

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from minegen.errors import MinegenError
-from pipeline import diff, diff_render
-from pipeline.audit import run_audit
+from pipeline.jobs import diff
+from pipeline.reports import diff_page as diff_render
+from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
+from pipeline.store.runs import resolve_run
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
@@ -170,7 +172,7 @@ def test_unknown_or_ambiguous_run_is_bad_input(runs, tmp_path):
     for v in (1, 2):
         shutil.copytree(runs["base"], out / f"metric_v{v}" / runs["base"].name)
     with pytest.raises(MinegenError, match="ambiguous"):
-        diff.resolve_run(runs["base"].name, out)
+        resolve_run(runs["base"].name, out)
 
 
 def test_cross_version_is_refused_unless_allowed(runs, tmp_path):

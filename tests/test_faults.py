@@ -17,44 +17,53 @@ import pytest
 
 from minegen.plan import plan_row
 from minegen.table_loader import load_tables
-from pipeline.audit import run_audit
-from pipeline.cluster import ClusterSpec, start_cluster
-from pipeline.graph import run_graph
+from pipeline.engine.graph import run_rows
+from pipeline.engine.session import ClusterSpec, session
+from pipeline.engine.tasks import run_block
+from pipeline.generators.minegen_audit import GENERATOR
+from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
-from pipeline.tasks import run_block
 
 pytestmark = pytest.mark.cluster
 SCALING = Path(__file__).resolve().parent.parent / "benchmarks" / "tables" / "scaling"
 
 
 def expected_records(plans, n) -> pl.DataFrame:
-    return pl.concat([run_block(p, 0, n) for p in plans]).sort(
-        ["level_index", "node_depth", "seed_index"])
+    return pl.concat([run_block(GENERATOR, p, 0, n) for p in plans])
+
+
+def lost_and_rerun(dask_scheduler) -> list[str]:
+    """Keys the scheduler took back from a worker that died while running them (read from
+    its transition log: processing -> released/waiting on a worker-removal stimulus)."""
+    return sorted({key for key, start, finish, _, stimulus, *_ in dask_scheduler.transition_log
+                   if start == "processing" and finish in ("released", "waiting")
+                   and ("worker" in stimulus)})
 
 
 def test_killed_worker_does_not_change_records():
     tables = load_tables()
     plans = [plan_row(tables, *r.key) for r in tables.board_gen[8:]]
     n = 1024
-    handle = start_cluster(ClusterSpec(workers=2))
-    try:
-        pids = list(handle.client.run(os.getpid).values())
-        assert len(pids) == 2 and os.getpid() not in pids
-        out = {}
-        t = threading.Thread(target=lambda: out.setdefault(
-            "records", run_graph(handle.client, plans, n, seeds_per_task=32)))
+    rows: dict[int, pl.DataFrame] = {}
+    with session(ClusterSpec(workers=2)) as s:
+        client = s.client
+        pids = client.run(os.getpid)
+        assert len(pids) == 2 and os.getpid() not in pids.values()
+        victim = sorted(pids)[0]
+        t = threading.Thread(target=run_rows, args=(client, GENERATOR, plans, n, 256,
+                                                    rows.__setitem__))
         t.start()
-        deadline = time.monotonic() + 30
-        while not handle.client.processing() or not any(handle.client.processing().values()):
-            assert time.monotonic() < deadline, "no task ever started"
-            time.sleep(0.02)
-        time.sleep(0.3)  # tasks are running on both workers now
-        os.kill(pids[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while not client.processing().get(victim):  # a task is running on the victim
+            assert time.monotonic() < deadline, "no task ever started on the victim"
+            time.sleep(0.005)
+        os.kill(pids[victim], signal.SIGKILL)
         t.join(timeout=240)
         assert not t.is_alive()
-    finally:
-        handle.close()
-    assert out["records"].equals(expected_records(plans, n))
+        lost = client.run_on_scheduler(lost_and_rerun)
+    assert lost, "the kill landed after the victim's tasks: nothing was lost and retried"
+    assert sorted(rows) == list(range(len(plans)))
+    assert pl.concat([rows[i] for i in sorted(rows)]).equals(expected_records(plans, n))
 
 
 def test_killed_audit_resumes_to_the_same_report(tmp_path):

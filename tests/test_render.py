@@ -14,9 +14,10 @@ import re
 import polars as pl
 import pytest
 
-from pipeline import render
-from pipeline.aggregate import MINE_DRIFT_WARN
-from pipeline.assertions import evaluate
+from pipeline.analysis.lines import evaluate as judge
+from pipeline.generators.minegen_audit import GENERATOR, MINE_DRIFT_WARN
+from pipeline.reports import audit_page
+from pipeline.reports.audit_page import AuditDoc
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -66,6 +67,29 @@ B1 = pl.DataFrame({
     "note": ["", "margin <= 1", "", "(1 - p10) * |S| < 1: information leg"]})
 
 
+class render:  # noqa: N801 -- the page functions, fed the way the audit job feeds them
+    @staticmethod
+    def _doc(manifest, frame, results, shortfall, b1=None) -> tuple[AuditDoc, list]:
+        tables = {"shortfall": shortfall} | ({"b1_reconciliation": b1} if b1 is not None
+                                             else {})
+        doc = AuditDoc(manifest, frame.to_dicts(), results, GENERATOR.lines,
+                       GENERATOR.key_fields, GENERATOR.label, tables,
+                       GENERATOR.summary_notes(frame))
+        return doc, GENERATOR.report_sections(doc)
+
+    @staticmethod
+    def markdown(*args) -> str:
+        return audit_page.markdown(*render._doc(*args))
+
+    @staticmethod
+    def html(*args) -> str:
+        return audit_page.html(*render._doc(*args))
+
+
+def evaluate(frame):
+    return judge(frame, GENERATOR.lines, GENERATOR.key_fields)
+
+
 def _manifest(**over) -> dict:
     m = dict(run_id="20260101T000000Z-test", created_utc="2026-01-01T00:00:00Z",
              code_version="0.1.0", git_commit="0123abcd", table_root="tables",
@@ -97,11 +121,11 @@ def test_markdown_verdict_names_each_failing_line(inputs):
     frame, results = inputs
     md = render.markdown(_manifest(), frame, results, SHORTFALL)
     assert md.splitlines()[0] == "# minegen audit 20260101T000000Z-test: FAIL"
-    assert "A failed on (1, 2): below_target 3 != 0" in md
-    assert "B failed on (2, 0): regions_full_share 0.000 < 0.95" in md
+    assert "A failed on (1, 2): boards below target 3 != 0" in md
+    assert "B failed on (2, 0): boards with every fog region placed 0.000 < 0.95" in md
     assert "FAIL: 2 hard-line failure(s) on 2 of 4 rows." in md
     assert "B failed on (2, 2)" not in md and "E failed" not in md  # 0.969 passes; E warns
-    assert "E (monotone in depth) warns on (2, 2)" in md
+    assert "E (monotone_in_depth fields non-decreasing along depth within the level) warns on (2, 2)" in md
     assert "WARNING" not in md  # manifest exit code 1 agrees with the results
 
 
@@ -123,8 +147,9 @@ def test_markdown_tables_c_d_e_and_run_facts(inputs):
     frame, results = inputs
     md = render.markdown(_manifest(), frame, results, SHORTFALL)
     # one summary row per assertion line: passed / failed / n/a
-    assert "| B | hard | regions_full_share >= 0.95 | 1 | **1** | 2 |" in md
-    assert "| B' | hard | fogged_boards == 0 | 2 | 0 | 2 |" in md
+    assert ("| B | hard | boards with every fog region placed >= 0.95 | rows with fog regions and "
+            "a non-empty variant pool | 1 | **1** | 2 |") in md
+    assert "| B' | hard | fogged boards == 0 | rows with no fog regions | 2 | 0 | 2 |" in md
     # report C with 3 decimals; the p10 below target is marked
     assert "| 1 | 2 | 14x14 | 0.120 | 0.920 | **0.900** | 0.980 | 1.000 | 0.940 |" in md
     # diagnostics D: retry rate, exits, shortfall histogram, drift advisory
@@ -136,7 +161,7 @@ def test_markdown_tables_c_d_e_and_run_facts(inputs):
     # E advisory with its detail, data escaped for Markdown (no raw tag, no table break)
     assert r"(2, 2): a monotone_in_depth field drops from the previous depth: " \
            r"fog_region_count 2 -> 1 \<b>\|x\|\</b>" in md
-    for fact in ("| N (boards per row) | 32 |", "| sigma formula | sigma(L, D) = 1000 * L + D |",
+    for fact in ("| N (boards per row) | 32 |", "| seed rule | sigma(L, D) = 1000 * L + D |",
                  "| metric_version | 1 |", "| table hash | sha256:feed |",
                  "| scheduler | local (threads) |", "| wall time (s) | 12.346 |",
                  "| matplotlib | 3.11.2 |", "| polars | 2.1.0 |"):
@@ -203,23 +228,24 @@ def test_html_is_deterministic(inputs, page):
 def test_real_rows_render(default_tables):
     """Frames from the real kernels + aggregate + assertions render without adaptation."""
     from minegen.plan import plan_row
-    from pipeline.aggregate import aggregate, shortfall_distribution
-    from pipeline.assertions import assertion_frame
-    from pipeline.tasks import run_block
+    from pipeline.analysis.collect import ROW, collect
+    from pipeline.engine.tasks import run_block
 
     keys = sorted({(r.level_index, r.node_depth) for r in default_tables.board_gen})
     levels = sorted({lv for lv, _ in keys})[:2]
     keys = [k for k in keys if k[0] in levels][:6]
-    records = pl.concat([run_block(plan_row(default_tables, lv, dp), 0, 8) for lv, dp in keys])
-    frame = assertion_frame(aggregate(records), default_tables)
+    got = collect(GENERATOR, ((i, run_block(GENERATOR, plan_row(default_tables, lv, dp), 0, 8))
+                              for i, (lv, dp) in enumerate(keys)), None)
+    frame = GENERATOR.row_columns(got.rows.drop(ROW), default_tables)
     results, _ = evaluate(frame)
+    shortfall = got.side["shortfall"]
     failing = [r for r in results if r["hard"] and r["passed"] is False]
     manifest = _manifest(exit_code=1 if failing else 0, n=8)
-    md = render.markdown(manifest, frame, results, shortfall_distribution(records))
+    md = render.markdown(manifest, frame, results, shortfall)
     assert md.splitlines()[0].endswith("FAIL" if failing else "PASS")
     for r in failing:
         assert f"{r['line']} failed on ({r['level_index']}, {r['node_depth']})" in md
-    page = render.html(manifest, frame, results, shortfall_distribution(records))
+    page = render.html(manifest, frame, results, shortfall)
     for level in {lv for lv, _ in keys}:
         for kind in ("inferability", "burden", "retry"):
             assert page.count(f'id="plot-{kind}-L{level}"') == 1

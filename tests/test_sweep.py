@@ -16,10 +16,10 @@ import pytest
 
 from minegen.errors import MinegenError
 from minegen.table_loader import load_tables
-from pipeline.audit import run_audit
+from pipeline.generators.minegen_audit import BOARD_SIZE, GENERATOR
+from pipeline.jobs.audit import run_audit
+from pipeline.jobs.sweep import LARGEST, SMALLEST, SweepOptions, boundary, parse_vary, run_sweep
 from pipeline.options import AuditOptions
-from pipeline.sweep import (BOARD_SIZE, LARGEST, SMALLEST, SweepOptions, boundary,
-                            parse_row, parse_vary, points, run_sweep, vary_row)
 
 N = 32
 # One small no-fog row: target 0.95 with a single attempt, so density quickly breaks a
@@ -95,16 +95,19 @@ def test_bad_vary_is_bad_input(text):
 @pytest.mark.parametrize("text", ["1", "1:x", "1:0:0", ""])
 def test_bad_row_is_bad_input(text):
     with pytest.raises(MinegenError):
-        parse_row(text)
+        GENERATOR.parse_key(text)
 
 
 def test_board_size_sets_width_and_height(tmp_path):
-    base = load_tables(table_root(tmp_path / "t")).resolve(1, 0)
-    raw = vary_row(base, BOARD_SIZE, 12)
-    assert (raw["board_width"], raw["board_height"]) == (12, 12)
-    pts = points(base, parse_vary("board_size=10:130:60"))
-    assert [p.valid for p in pts] == [True, False, False]  # 70 and 130 break the [8, 64] domain
-    assert pts[0].current and {d.category for d in pts[1].diagnostics} == {"domain"}
+    tables = load_tables(table_root(tmp_path / "t"))
+    plan, diags = GENERATOR.vary(tables, (1, 0), BOARD_SIZE, 12)
+    assert (plan.row.board_width, plan.row.board_height) == (12, 12) and diags == []
+    assert (plan.level, plan.depth) == (1, 0)  # the audit's seeds
+    got = [GENERATOR.vary(tables, (1, 0), BOARD_SIZE, v)
+           for v in parse_vary("board_size=10:130:60").values]
+    assert [p is not None for p, _ in got] == [True, False, False]  # 70, 130 break [8, 64]
+    assert GENERATOR.current_value(tables, (1, 0), BOARD_SIZE) == 10
+    assert {d.category for d in got[1][1]} == {"domain"}
 
 
 def test_boundary_direction_and_gaps():
@@ -122,7 +125,7 @@ def test_boundary_direction_and_gaps():
 
 def test_only_invalid_values_report_without_a_cluster(tmp_path):
     res = sweep(tmp_path, "mine_density=0.55:0.65:0.05")
-    assert res.exit_code == 1 and res.records == {}
+    assert res.exit_code == 1 and res.records_sha256 == {}
     assert [v["status"] for v in res.doc["values"]] == ["invalid"] * 3
     assert res.doc["boundary"]["value"] is None
     assert (res.sweep_dir / "sweep.html").is_file()
@@ -150,7 +153,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
         assert v["holds"] is should_hold
         # same seeds, same snapshot: the sweep's value IS that audit's row
         assert v["records_sha256"] == audit.manifest["records_sha256"]
-        assert res.records[i].equals(audit.records)
+        assert res.records_sha256[i] == audit.manifest["records_sha256"]
         agg = audit.aggregates.row(0, named=True)
         for col in ("inferability_p10", "inferability_p50", "inferability_core_p10",
                     "retry_rate", "mine_drift_p50"):
@@ -160,7 +163,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
 
     # the folder: atomic, complete, self-contained
     sweeps = res.sweep_dir.parent
-    assert res.sweep_dir.name == doc["sweep_id"] and doc["sweep_id"].endswith("-L1D0-mine_density")
+    assert res.sweep_dir.name == doc["sweep_id"] and doc["sweep_id"].endswith("-1-0-mine_density")
     assert [p.name for p in sweeps.iterdir()] == [doc["sweep_id"]]  # no temp, no scratch
     assert sorted(p.name for p in res.sweep_dir.iterdir()) == [
         "sweep.csv", "sweep.html", "sweep.json", "sweep.md"]
@@ -173,7 +176,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
     assert csv.height == 5 and csv.get_column("holds").to_list() == [
         v["holds"] for v in doc["values"]]
     page = (res.sweep_dir / "sweep.html").read_text(encoding="utf-8")
-    assert "<svg" in page and 'id="plot-sweep"' in page
+    assert "<svg" in page and 'id="plot-sweep-A"' in page
     assert "http://" not in page and "https://" not in page and "<script" not in page
     assert "| 0.15 |" in (res.sweep_dir / "sweep.md").read_text(encoding="utf-8")
 
@@ -188,7 +191,7 @@ def test_out_of_domain_values_are_reported_not_run(tmp_path):
         assert status[k]["categories"] == ["domain"]
         rule = status[k]["diagnostics"][0]["rule"]
         assert "mine_density must be a finite number in (0, 0.5]" in rule
-    assert sorted(res.records) == [0, 1]  # only the valid values ran
+    assert sorted(res.records_sha256) == [0, 1]  # only the valid values ran
     assert all(status[k]["records_sha256"] for k in ("0.45", "0.5"))
     assert res.exit_code in (0, 1)
     assert "invalid: domain" in (res.sweep_dir / "sweep.md").read_text(encoding="utf-8")

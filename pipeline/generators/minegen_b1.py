@@ -1,4 +1,4 @@
-"""B1 clause 3 reconciliation (checkpoint B1-CP, advisory; SPEC §9).
+"""minegen: B1 clause 3 reconciliation (checkpoint B1-CP, advisory; SPEC §9).
 
 Per row, from the row's *actual* p10 inferability iota (A1 F4 report C), with |M| = the
 planned N and |S| = W*H - N as B1's worked rows do:

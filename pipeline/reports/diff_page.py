@@ -1,44 +1,33 @@
-"""The human output of ``minegen diff`` (``pipeline.diff``): Markdown and one self-contained
-HTML page, both printed from one document model (``_document``) so they say the same thing.
+"""The human output of ``minegen diff`` (``jobs.diff``): Markdown and one self-contained
+HTML page, both printed from one document so they say the same thing.
 
-Reuses the audit report's building blocks (``pipeline.render``: Cell / Para / Bullets /
-Table / Section, number formatting, Markdown and HTML escaping, the page CSS): every
-string that comes from data (run ids, paths, table values) is escaped by the renderer.
+Built on the report toolkit (``reports.document``, ``reports.render``): every string that
+comes from data (run ids, paths, table values) is escaped by the renderer. Which columns
+are a row's snapshot, figures and counts is the generator's ``diff_columns``.
 
 Layout: cross-version banner (when the runs' metric_versions differ), summary line, the
 matrix of changed rows and rows present in one run only (unchanged rows in one line),
-per-row change sentences, assertion flips, run facts. Changes read as B - A.
+per-row change sentences, line flips, run facts. Changes read as B - A.
 """
 
 from __future__ import annotations
 
+from ..jobs.diff import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
+from ..jobs.diff import FAIL as S_FAIL  # line statuses
+from ..jobs.diff import PASS as S_PASS
 from . import render
-from .diff import BOTH, EXITS, METRICS, ONLY_A, LineDiff, RowDiff, RunDiff, same
-from .diff import FAIL as S_FAIL  # assertion statuses
-from .diff import PASS as S_PASS
-from .render import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table  # cell marks
+from .document import BETTER, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
+from .document import exact as _val
+from .document import num
 
-BETTER = "better"  # cell mark: a line flipped to pass (HTML only; Markdown prints it plain)
 _ARROW = " → "
-_PCT = [c for c, _ in METRICS if c != "retry_rate"]
-_SHORT = {"inferability_p10": "Δ infer p10", "inferability_p50": "Δ infer p50",
-          "inferability_p90": "Δ infer p90", "inferability_core_p10": "Δ core p10",
-          "inferability_core_p50": "Δ core p50", "inferability_core_p90": "Δ core p90"}
-_CSS = render._CSS + """
-.banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
-border-radius:.3rem}
-.better{background:#c8e6c9}
-"""
+LEGEND = ('<p class="legend">Legend: <span class="warn">changed</span><span class="fail">'
+          'flipped to fail</span><span class="better">flipped to pass</span><span class="na">'
+          "n/a</span></p>")
 
 
-# ----------------------------------------------------------------------------- formatting
-
-def _val(v) -> str:
-    """A stored value as a designer reads it: 0.14, 12, yes/no, the missing mark."""
-    if isinstance(v, float) and v == v:
-        text = repr(v)
-        return text if len(text) <= 8 else f"{v:.6g}"
-    return render._num(v)
+def _cols(d: RunDiff, kind: str) -> list[tuple[str, str]]:
+    return [(c, label) for c, label, k in d.gen.diff_columns if k == kind]
 
 
 def _pair(a, b, fmt=_val) -> str:
@@ -59,12 +48,8 @@ def _delta(a, b) -> str:
     return f"{d:+.2e}" if float(text) == 0 else text
 
 
-def _key(key) -> str:
-    return render._key(*key)
-
-
 def _line_change(ln: LineDiff) -> str:
-    obs = _pair(ln.observed_a, ln.observed_b, render._num)
+    obs = _pair(ln.observed_a, ln.observed_b, num)
     if ln.flipped:
         text = f"{ln.line}: {ln.status_a}{_ARROW}{ln.status_b}"
         return text if same(ln.observed_a, ln.observed_b) else f"{text} (observed {obs})"
@@ -79,10 +64,8 @@ def _lines_mark(lines) -> str | None:
     return WARN if lines else None
 
 
-def _describe(row: dict) -> str:
-    return (f"{row.get('width')}x{row.get('height')}, density {_val(row.get('mine_density'))}, "
-            f"target {_val(row.get('inferability_target'))}, fog regions "
-            f"{_val(row.get('fog_regions_requested'))}, N {_val(row.get('boards'))}")
+def _describe(d: RunDiff, row: dict) -> str:
+    return d.gen.describe(row)
 
 
 def _verdict_of(d: RunDiff, r: RowDiff) -> str:
@@ -97,28 +80,24 @@ def _verdict_of(d: RunDiff, r: RowDiff) -> str:
 # ----------------------------------------------------------------------- document model
 
 def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
-    lv, dp = r.key
-    cells = [Cell(str(lv)), Cell(str(dp))]
+    cells = [Cell(str(v)) for v in r.key]
+    figures = [c for c, _ in _cols(d, FIGURE)]
     if r.presence != BOTH:
         row = r.a if r.presence == ONLY_A else r.b
-        cells += [Cell(r.presence, WARN), Cell(_describe(row))]
-        cells += [Cell(render._MISSING, NA) for _ in _PCT]
-        cells += [Cell(render._num(row.get("retry_rate")))]
-        cells += [Cell(render._num(row.get(c))) for c, _ in EXITS]
+        cells += [Cell(r.presence, WARN), Cell(_describe(d, row))]
+        cells += [Cell(num(row.get(c))) for c in figures]
+        cells += [Cell(num(row.get(c))) for c, _ in _cols(d, COUNT)]
         verdict = _verdict_of(d, r)
         return cells + [Cell(verdict, FAIL if verdict.startswith("fails") else None)]
     snap = "; ".join(f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot)
     cells += [Cell("changed", WARN), Cell(snap or "same", WARN if snap else None)]
-    for col in _PCT:
+    for col in figures:
         a, b = r.a.get(col), r.b.get(col)
         cells.append(Cell(_delta(a, b), None if same(a, b) else WARN))
-    a, b = r.a.get("retry_rate"), r.b.get("retry_rate")
-    cells.append(Cell(render._num(a)) if same(a, b) else
-                  Cell(f"{_pair(a, b, render._num)} ({_delta(a, b)})", WARN))
-    for col, _ in EXITS:
+    for col, _ in _cols(d, COUNT):
         a, b = r.a.get(col), r.b.get(col)
-        cells.append(Cell(render._num(a)) if same(a, b) else
-                      Cell(_pair(a, b, render._num), WARN))
+        cells.append(Cell(num(a)) if same(a, b) else
+                      Cell(_pair(a, b, num), WARN))
     changed = [ln for ln in r.lines if ln.changed]
     cells.append(Cell("; ".join(_line_change(ln) for ln in changed) or "no change",
                       _lines_mark(changed)))
@@ -129,17 +108,17 @@ def _sentence(d: RunDiff, r: RowDiff) -> Cell:
     if r.presence != BOTH:
         other = "B" if r.presence == ONLY_A else "A"
         row = r.a if r.presence == ONLY_A else r.b
-        return Cell(f"{_key(r.key)}: {r.presence} ({_describe(row)}; {_verdict_of(d, r)}); "
-                    f"run {other} has no such row", WARN)
+        return Cell(f"{d.gen.label(r.key)}: {r.presence} ({_describe(d, row)}; "
+                    f"{_verdict_of(d, r)}); run {other} has no such row", WARN)
     parts = [f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot]
-    parts += [f"{c.label} {_pair(c.a, c.b, render._num)} ({_delta(c.a, c.b)})"
+    parts += [f"{c.label} {_pair(c.a, c.b, num)} ({_delta(c.a, c.b)})"
               for c in r.metrics]
-    parts += [f"exits {c.label} {_pair(c.a, c.b, render._num)}" for c in r.exits]
+    parts += [f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits]
     changed = [ln for ln in r.lines if ln.changed]
     parts += [_line_change(ln) for ln in changed]
     if r.other:
         parts.append(f"other aggregate columns differ: {', '.join(r.other)}")
-    return Cell(f"{_key(r.key)}: " + "; ".join(parts), _lines_mark(changed) or WARN)
+    return Cell(f"{d.gen.label(r.key)}: " + "; ".join(parts), _lines_mark(changed) or WARN)
 
 
 def summary_line(d: RunDiff) -> str:
@@ -163,7 +142,7 @@ def _facts(d: RunDiff) -> Section:
     rows = []
     for label, a, b in d.facts:
         differs = not same(a, b)
-        rows.append([Cell(label), Cell(render._num(a)), Cell(render._num(b)),
+        rows.append([Cell(label), Cell(num(a)), Cell(num(b)),
                      Cell("differs" if differs else "same",
                           loud.get(label) if differs else None)])
     return Section("runs", "Runs", blocks=[Table(["fact", "A", "B", ""], rows)])
@@ -171,10 +150,10 @@ def _facts(d: RunDiff) -> Section:
 
 def _document(d: RunDiff) -> tuple[str, list[Section]]:
     """-> (title, sections): the one model both renderings print (banner apart)."""
-    title = f"minegen diff {d.a.run_id} vs {d.b.run_id}"
+    title = f"{d.gen.name} diff {d.a.run_id} vs {d.b.run_id}"
     facts = {label: (a, b) for label, a, b in d.facts}
     def short(v) -> str:  # hashes: the first 12 characters say enough here
-        return render._num(v)[:12]
+        return num(v)[:12]
 
     run_line = "; ".join(
         f"{what} {'same' if same(*facts[what]) else _pair(*facts[what], short)}"
@@ -193,14 +172,14 @@ def _document(d: RunDiff) -> tuple[str, list[Section]]:
                               "target, fog) and N; '=' = identical stored value."))
     if listed:
         matrix.blocks.append(Table(
-            ["L", "D", "row", "snapshot / N (A → B)"] + [_SHORT[c] for c in _PCT]
-            + ["retry rate", "exits met", "exits accept_best", "exits accept_least_bad",
-               "assertions (A → B)"],
+            [*d.gen.key_fields, "row", "snapshot / N (A → B)"]
+            + [f"Δ {label}" for _, label in _cols(d, FIGURE)]
+            + [label for _, label in _cols(d, COUNT)] + ["lines (A → B)"],
             [_matrix_row(d, r) for r in listed]))
     unchanged = d.unchanged
     matrix.blocks.append(Para(
         f"Unchanged rows ({len(unchanged)}): "
-        + (", ".join(_key(r.key) for r in unchanged) if unchanged else "none") + "."))
+        + (", ".join(d.gen.label(r.key) for r in unchanged) if unchanged else "none") + "."))
 
     changes = Section("changes", "Changes per row")
     changes.blocks.append(Bullets([_sentence(d, r) for r in listed]) if listed
@@ -210,10 +189,10 @@ def _document(d: RunDiff) -> tuple[str, list[Section]]:
     if d.flips:
         flips.blocks.append(Table(
             ["line", "row", "A", "B", "observed A → B"],
-            [[Cell(ln.line), Cell(_key(key)), Cell(ln.status_a),
+            [[Cell(ln.line), Cell(d.gen.label(key)), Cell(ln.status_a),
               Cell(ln.status_b, FAIL if ln.status_b == S_FAIL else
                    BETTER if ln.status_b == S_PASS else WARN),
-              Cell(_pair(ln.observed_a, ln.observed_b, render._num))]
+              Cell(_pair(ln.observed_a, ln.observed_b, num))]
              for key, ln in d.flips]))
     else:
         flips.blocks.append(Para("No assertion line flipped on a row present in both runs."))
@@ -225,28 +204,11 @@ def _document(d: RunDiff) -> tuple[str, list[Section]]:
 def markdown(d: RunDiff) -> str:
     """GitHub-style Markdown (what ``minegen diff`` prints)."""
     title, sections = _document(d)
-    out = []
-    if banner(d):
-        out += [f"> **WARNING: {render._md(banner(d))}**", ""]
-    out += [f"# {render._md(title)}", ""]
-    out += render.md_sections(sections)
-    return "\n".join(out).rstrip() + "\n"
+    return render.markdown(title, sections, banner=banner(d))
 
 
 def html(d: RunDiff) -> str:
-    """One self-contained page (inline CSS, no external reference): the Markdown's content,
-    changed cells amber, flips to fail red, flips to pass green."""
+    """One self-contained page: the Markdown's content, changed cells amber, flips to
+    fail red, flips to pass green."""
     title, sections = _document(d)
-    h = render._h
-    out = render.html_head(title, _CSS)
-    if banner(d):
-        out.append(f'<p class="banner" id="cross-version">WARNING: {h(banner(d))}</p>')
-    out += [f"<h1>{h(title)}</h1>",
-            '<p class="legend">Legend: <span class="warn">changed</span><span class="fail">'
-            'flipped to fail</span><span class="better">flipped to pass</span><span class="na">'
-            "n/a</span></p>",
-            "<nav><p>" + " · ".join(f'<a href="#{s.anchor}">{h(s.title)}</a>'
-                                     for s in sections if s.depth == 2) + "</p></nav>"]
-    out += render.html_sections(sections)
-    out += ["</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    return render.html(title, sections, legend=LEGEND, banner=banner(d))

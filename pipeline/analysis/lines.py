@@ -1,0 +1,137 @@
+"""Audit lines, declared once: column, operator, threshold, hard or advisory, applicability
+and meaning. From the declaration come the Pandera schema that judges the per-row frame,
+the per-(line, row) results written to ``assertions.json`` and the report's wording.
+
+A line reads one column of the per-row frame; a null value there means "the line does not
+apply to this row" (the generator's ``row_columns`` puts the nulls). Hard lines are
+Pandera checks that raise; advisory lines are checks with ``raise_warning`` (they warn and
+never fail a run). The frame is validated eagerly (a DataFrame: Pandera's Polars backend
+checks only the schema of a LazyFrame) with ``lazy=True``, so every failure is collected.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandera.polars as pa
+import polars as pl
+
+OPS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
+       "<": operator.lt}
+NEGATE = {"==": "!=", ">=": "<", "<=": ">", ">": "<=", "<": ">="}
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str  # short code shown in reports ("A", "B'", ...)
+    column: str  # observed column of the per-row frame (null: does not apply)
+    op: str  # one of OPS
+    threshold: float
+    hard: bool  # hard: a failure fails the run; advisory: a warning only
+    meaning: str  # what the observed value is, in words
+    quantity: str = ""  # short name of the observed value in sentences (default: column)
+    applies: str = "every row"  # which rows the line applies to, in words
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"line {self.name}: operator {self.op!r} not in {sorted(OPS)}")
+
+    @property
+    def message(self) -> str:
+        """How Pandera names this line's check in its failure cases and warnings."""
+        return f"line {self.name} ({self.meaning}) requires {self.requirement}"
+
+    @property
+    def what(self) -> str:
+        return self.quantity or self.column
+
+    @property
+    def requirement(self) -> str:
+        """``boards below target == 0``: the line as one readable condition."""
+        return f"{self.what} {self.op} {fmt_threshold(self.threshold)}"
+
+    def holds(self, value) -> bool:
+        return bool(OPS[self.op](value, self.threshold))
+
+    def expr(self) -> pl.Expr:
+        """True where the line holds or does not apply (null)."""
+        c = pl.col(self.column)
+        return c.is_null() | OPS[self.op](c, self.threshold)
+
+
+def fmt_threshold(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check(line: Line) -> pa.Check:
+    def holds(data) -> pl.LazyFrame:
+        return data.lazyframe.select(line.expr())
+
+    return pa.Check(holds, name=f"line {line.name}", error=line.message,
+                    raise_warning=not line.hard)
+
+
+def schema(lines: Sequence[Line]) -> pa.DataFrameSchema:
+    """One Pandera schema judging every line; extra columns are allowed."""
+    checks: dict[str, list[pa.Check]] = {}
+    for line in lines:
+        checks.setdefault(line.column, []).append(_check(line))
+    return pa.DataFrameSchema({col: pa.Column(checks=cs, nullable=True)
+                               for col, cs in checks.items()}, strict=False)
+
+
+def evaluate(frame: pl.DataFrame, lines: Sequence[Line], key_fields: Sequence[str]
+             ) -> tuple[list[dict], pl.DataFrame]:
+    """Judge every line on every row of ``frame`` -> (results, failure cases).
+
+    results: one dict per (line, row), lines in declaration order: line, hard, the key
+    fields, applies, passed (None when it does not apply), observed, op, threshold,
+    meaning. Failure cases: Pandera's frame (column, index, check, failure_case) with the
+    key fields joined back by row position.
+    """
+    failures = pl.DataFrame(schema={"column": pl.String, "index": pl.Int64,
+                                    "check": pl.String, "failure_case": pl.String})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            schema(lines).validate(frame, lazy=True)
+        except pa.errors.SchemaErrors as err:
+            failures = err.failure_cases.select(
+                pl.col("column").cast(pl.String), pl.col("index").cast(pl.Int64),
+                pl.col("check").cast(pl.String), pl.col("failure_case").cast(pl.String))
+    failed = set(failures.select("check", "index").iter_rows())
+    warned = " ".join(str(w.message) for w in caught)
+    keys = frame.select(key_fields).rows()
+    results = []
+    for line in lines:
+        check_name = line.message
+        observed = frame.get_column(line.column).to_list()
+        for idx, (key, obs) in enumerate(zip(keys, observed)):
+            applies = obs is not None
+            passed = None
+            if applies:
+                passed = line.holds(obs)
+                if line.hard and passed == ((check_name, idx) in failed):
+                    raise AssertionError(f"Pandera and line {line.name} disagree on row "
+                                         f"{key}: observed {obs!r}")  # a defect, loudly
+            results.append({"line": line.name, "hard": line.hard,
+                            **dict(zip(key_fields, key)), "applies": applies,
+                            "passed": passed, "observed": obs, "op": line.op,
+                            "threshold": line.threshold, "meaning": line.meaning})
+        if not line.hard and any(r["passed"] is False for r in results[-len(keys):]) \
+                and check_name not in warned:
+            raise AssertionError(f"advisory line {line.name} failed but Pandera did not warn")
+    idx_key = frame.select(key_fields).with_row_index("index").with_columns(
+        pl.col("index").cast(pl.Int64))
+    return results, failures.join(idx_key, on="index", how="left")
+
+
+def hard_failures(results: list[dict]) -> list[dict]:
+    return [r for r in results if r["hard"] and r["passed"] is False]
+
+
+def advisory_warnings(results: list[dict]) -> list[dict]:
+    return [r for r in results if not r["hard"] and r["passed"] is False]

@@ -1,0 +1,107 @@
+"""Record blocks: the Polars schema and the Pandera model, both derived from a generator's
+declared record (``minegen.fields.Field``), and the determinism key of a run's records.
+
+Every block the engine receives becomes a frame through ``to_frame`` (exact dtypes, record
+column order) and is validated by ``model`` (dtype, nullability, declared ranges and
+allowed strings). Validation runs on batches of whole rows (``analysis.collect``): the
+cost of a Pandera pass is mostly per check, not per row, so batching keeps it cheap.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandera.polars as pa
+import polars as pl
+
+from minegen.fields import Field
+
+POLARS = {"int64": pl.Int64, "uint64": pl.UInt64, "float64": pl.Float64, "str": pl.String,
+          "bool": pl.Boolean}
+
+
+def polars_schema(fields: Sequence[Field]) -> dict[str, pl.DataType]:
+    return {f.name: POLARS[f.dtype] for f in fields}
+
+
+def to_frame(fields: Sequence[Field], cols: dict[str, np.ndarray]) -> pl.DataFrame:
+    """Numpy columns (a block) -> a frame with the declared dtypes, in record order."""
+    missing = [f.name for f in fields if f.name not in cols]
+    if missing:
+        raise ValueError(f"record block lacks declared column(s) {missing}")
+    return pl.DataFrame({f.name: cols[f.name] for f in fields}, schema=polars_schema(fields))
+
+
+def empty(fields: Sequence[Field]) -> pl.DataFrame:
+    return pl.DataFrame(schema=polars_schema(fields))
+
+
+def _column(f: Field) -> pa.Column:
+    checks = []
+    if f.ge is not None:
+        checks.append(pa.Check.ge(f.ge))
+    if f.le is not None:
+        checks.append(pa.Check.le(f.le))
+    if f.values is not None:
+        checks.append(pa.Check.isin(list(f.values)))
+    return pa.Column(POLARS[f.dtype], checks=checks, nullable=f.nullable, description=f.meaning,
+                     title=f.unit or None)
+
+
+@functools.lru_cache(maxsize=8)
+def model(fields: tuple[Field, ...]) -> pa.DataFrameSchema:
+    """The Pandera model of a records block: exactly the declared columns, in order."""
+    return pa.DataFrameSchema({f.name: _column(f) for f in fields}, strict=True, ordered=True,
+                              name="records block")
+
+
+def validate(fields: tuple[Field, ...], frame: pl.DataFrame) -> None:
+    """Raise RecordsError listing every violation (a generator defect, not bad input)."""
+    try:
+        model(fields).validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as err:
+        cases = err.failure_cases.head(20)
+        raise RecordsError("records block violates the declared record:\n"
+                           + "\n".join(f"  {r['column']}: {r['check']} (value {r['failure_case']})"
+                                       for r in cases.iter_rows(named=True))) from None
+
+
+class RecordsError(AssertionError):
+    """A block that breaks its generator's declared record: a defect, raised loudly."""
+
+
+def digest_fields(fields: Sequence[Field]) -> list[str]:
+    return [f.name for f in fields if not f.timing]
+
+
+class RecordsDigest:
+    """sha256 of the records' canonical CSV (header once, rows in order), timing fields
+    excluded: the determinism key ``records_sha256``. Fed row frames in key order, it
+    equals the digest of the whole sorted frame without ever holding it."""
+
+    def __init__(self, fields: Sequence[Field]):
+        self._cols = digest_fields(fields)
+        self._h = hashlib.sha256()
+        self._header = True
+
+    def update(self, frame: pl.DataFrame) -> None:
+        if frame.height == 0 and not self._header:
+            return
+        self._h.update(frame.select(self._cols).write_csv(include_header=self._header).encode())
+        self._header = False
+
+    def hexdigest(self) -> str:
+        if self._header:  # no rows at all: the digest of the header alone
+            self._h.update((",".join(self._cols) + "\n").encode())
+            self._header = False
+        return self._h.hexdigest()
+
+
+def digest(fields: Sequence[Field], frames: Iterable[pl.DataFrame]) -> str:
+    d = RecordsDigest(fields)
+    for f in frames:
+        d.update(f)
+    return d.hexdigest()

@@ -1,0 +1,115 @@
+"""The audit's commands for the ``minegen`` command line, registered through the
+``minegen.commands`` entry-point group (``pyproject.toml``): the generator library's CLI
+discovers them and imports nothing of the audit itself.
+
+Each ``add_*`` only declares arguments; the job module (and Dask) is imported when the
+command runs. Thin: parse, call the job, print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
+
+EXIT_HELP = f"""exit codes:
+  {EXIT_OK}  every hard line holds
+  {EXIT_ASSERTION_FAILED}  some hard line failed (the report is still written)
+  {EXIT_BAD_INPUT}  bad input (tables, options)
+  {EXIT_RUN_FAILED}  the run could not complete (cluster unreachable, work lost)"""
+GENERATOR_HELP = ("generator to audit: a registered name (default minegen) or "
+                  "module:attribute")
+
+
+def cmd_audit(args) -> int:
+    from .engine.session import slurm_job_script
+    from .jobs.audit import run_audit, summary
+    from .options import merge
+
+    opts = merge(args)
+    if args.dry_run:
+        if not opts.slurm:
+            print("minegen: --dry-run prints the SLURM job script; give --slurm PROFILE",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(slurm_job_script(opts.slurm))
+        return EXIT_OK
+    result = run_audit(opts)
+    print(summary(result))
+    return result.exit_code
+
+
+def cmd_diff(args) -> int:
+    from .jobs.diff import cmd_diff as run
+
+    return run(args)
+
+
+def cmd_sweep(args) -> int:
+    from .jobs.sweep import cmd_sweep as run
+
+    return run(args)
+
+
+def _cluster_options(p) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of an existing cluster")
+    where.add_argument("--workers", type=int, default=None,
+                       help="embedded LocalCluster worker processes (default: CPU count)")
+    p.add_argument("--slurm", default=None, help="configs/NAME.toml with a [slurm] table")
+    p.add_argument("--seeds-per-task", type=int, default=None,
+                   help="split each row into tasks of K boards (default: one task per row)")
+
+
+def add_audit(sub, command) -> None:
+    a = sub.add_parser(
+        "audit", help="the batch audit of a table root on Dask",
+        description="Generate N boards per table row on a Dask cluster, aggregate, judge "
+                    "every line and write a versioned report.",
+        epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("--generator", default=None, help=GENERATOR_HELP)
+    a.add_argument("--tables", default=None, help="table root (default: the generator's)")
+    a.add_argument("--n", type=int, default=None, help="boards per row (default 256)")
+    a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4")
+    a.add_argument("--profile", default=None, help="configs/NAME.toml ([audit] options)")
+    _cluster_options(a)
+    a.add_argument("--dry-run", action="store_true", help="with --slurm: print the job script")
+    a.add_argument("--out", default=None, help="output root (default: reports)")
+    a.add_argument("--resume", default=None, metavar="RUN",
+                   help="complete an interrupted run (its run id or .partial-* folder), "
+                        "reusing the rows it already finished")
+    a.set_defaults(func=command(cmd_audit))
+
+
+def add_diff(sub, command) -> None:
+    d = sub.add_parser(
+        "diff", help="row-by-row comparison of two audit runs (Markdown + HTML page)",
+        description="Compare two audit runs row by row: the row's table values, the "
+                    "generator's compared figures and every line that flipped. Runs of "
+                    "different metric_version are refused unless --allow-cross-version.")
+    d.add_argument("run_a", help="run folder or run id (looked up under --out)")
+    d.add_argument("run_b", help="run folder or run id (looked up under --out)")
+    d.add_argument("--out", default="reports", help="output root to look runs up in and to "
+                   "write the HTML page under (default: reports)")
+    d.add_argument("--allow-cross-version", action="store_true",
+                   help="compare runs of different metric_version (every output says so)")
+    d.set_defaults(func=command(cmd_diff))
+
+
+def add_sweep(sub, command) -> None:
+    w = sub.add_parser(
+        "sweep", help="audit one row across values of one table field",
+        description="Run the audit for one row across values of one table field and "
+                    "report, per value, each hard line and the generator's figures, plus "
+                    "the boundary value for which all hard lines hold.",
+        epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    w.add_argument("--generator", default=None, help=GENERATOR_HELP)
+    w.add_argument("--row", required=True, help="the row to vary, e.g. 2:4")
+    w.add_argument("--vary", required=True, metavar="FIELD=START:STOP:STEP",
+                   help="e.g. mine_density=0.10:0.20:0.02 (STOP included when on the grid)")
+    w.add_argument("--tables", default=None, help="table root (default: the generator's)")
+    w.add_argument("--n", type=int, default=256, help="boards per value (default 256)")
+    _cluster_options(w)
+    w.add_argument("--out", default="reports", help="output root (default: reports)")
+    w.set_defaults(func=command(cmd_sweep))

@@ -1,0 +1,145 @@
+"""One cluster session, written once for every job: start (or connect) → wait for a
+worker → warm every worker → run → close.
+
+Where the work runs: an embedded LocalCluster (default), an existing scheduler, or SLURM
+through dask-jobqueue. Only this module knows the difference; jobs receive a connected
+``Client``. Embedded clusters bind to 127.0.0.1 only (the scheduler's HTTP endpoint
+included: with ``dashboard_address=None`` distributed still serves it on 0.0.0.0:8787),
+and use processes with one thread each: the kernels are nogil, but one process per core
+keeps numba's compile and the GIL-bound glue apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ..errors import RunError
+
+CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
+WORKER_TIMEOUT_S = float(os.environ.get("MINEGEN_WORKER_TIMEOUT", "120"))
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    scheduler: str | None = None  # tcp://host:port of an existing cluster
+    workers: int | None = None  # embedded LocalCluster size (default: CPU count)
+    slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
+    scratch: str | None = None  # embedded workers' local directory (inside the output root)
+
+    @property
+    def kind(self) -> str:
+        if self.scheduler:
+            return "external"
+        if self.slurm:
+            return "slurm"
+        return "local"
+
+
+def slurm_cluster(options: dict):
+    from dask_jobqueue import SLURMCluster
+
+    return SLURMCluster(**{k: v for k, v in options.items() if k != "jobs"})
+
+
+def slurm_job_script(options: dict) -> str:
+    cluster = slurm_cluster(options)
+    try:
+        return cluster.job_script()
+    finally:
+        cluster.close()
+
+
+class Session:
+    """A connected client and what it owns. ``close_soon`` shuts the cluster down on a side
+    thread (a job writes its report meanwhile); ``close`` waits for that."""
+
+    def __init__(self, client, description: str, cluster=None):
+        self.client = client
+        self.description = description
+        self._cluster = cluster
+        self._closer: threading.Thread | None = None
+        self.timings: dict[str, float] = {}
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def _close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()
+
+    def close_soon(self) -> None:
+        if self._closer is None:
+            self._closer = threading.Thread(target=self._close, name="cluster-close")
+            self._closer.start()
+
+    def close(self) -> None:
+        self.close_soon()
+        self._closer.join()
+
+
+def _start(spec: ClusterSpec) -> Session:
+    """Connect or start a cluster. Raises RunError when no cluster can be had."""
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    try:
+        if spec.kind == "external":
+            try:
+                client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
+            except (OSError, TimeoutError) as e:
+                raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
+            return Session(client, f"external scheduler {spec.scheduler}")
+        if spec.kind == "slurm":
+            cluster = slurm_cluster(spec.slurm)
+            cluster.scale(jobs=int(spec.slurm.get("jobs", 1)))
+            return Session(Client(cluster), f"SLURMCluster ({spec.slurm.get('jobs', 1)} "
+                           "job(s))", cluster)
+        n = spec.workers or os.cpu_count() or 1
+        # Workers' scratch space goes inside the user's output folder, not the system temp.
+        extra = {"local_directory": spec.scratch} if spec.scratch else {}
+        with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0", **extra)
+        return Session(Client(cluster), f"LocalCluster ({n} worker process(es), 1 thread "
+                       "each, 127.0.0.1)", cluster)
+    except RunError:
+        raise
+    except Exception as e:  # any failure to bring a cluster up is "could not complete"
+        if cluster is not None:
+            cluster.close()
+        raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
+
+
+@contextlib.contextmanager
+def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
+            worker_timeout: float = WORKER_TIMEOUT_S) -> Iterator[Session]:
+    """start → wait for at least one worker → ``warm`` on every worker → yield → close.
+
+    Raises RunError when no cluster can be had or no worker joins in time.
+    """
+    t0 = time.perf_counter()
+    s = _start(spec)
+    try:
+        t1 = time.perf_counter()
+        try:
+            s.client.wait_for_workers(1, timeout=worker_timeout)
+        except (TimeoutError, OSError) as e:
+            raise RunError(f"no worker joined {s.description} within {worker_timeout:g} s") \
+                from e
+        if warm is not None:
+            s.client.run(warm)  # compile or load the kernels once per worker, before work
+        s.timings.update(cluster_start=round(t1 - t0, 3),
+                         warmup=round(time.perf_counter() - t1, 3))
+        yield s
+    finally:
+        s.close()

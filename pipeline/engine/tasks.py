@@ -1,0 +1,21 @@
+"""Pure task functions: they run inside Dask tasks (STYLE 7).
+
+``run_block(gen, plan, first, count)`` -> one Polars frame of records of boards i in
+[first, first + count) of one plan, in the generator's declared record dtypes and order.
+Same inputs, same bytes, wherever it runs.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..analysis import records
+
+
+def run_block(gen, plan, first: int, count: int) -> pl.DataFrame:
+    return records.to_frame(gen.record, gen.block(plan, first, count))
+
+
+def warm(gen) -> bool:
+    gen.warm()
+    return True

@@ -1,0 +1,258 @@
+"""minegen behind the generator interface: the F4 audit of the board table (SPEC §8).
+
+Rows are (level_index, node_depth), planned by R1 floor; board i of a row uses
+derive_at("board_gen", sigma(L, D) + i). Lines (A1 F4): A, A'', A', B, B' hard; E
+advisory. Report C and diagnostics D are the per-row aggregations; the shortfall
+histogram is a side table; the B1 clause-③ reconciliation a run table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from minegen.batch import generate_block, warm_up
+from minegen.errors import MinegenError
+from minegen.plan import RowPlan, plan_row
+from minegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
+from minegen.rng import MAX_BOARDS_PER_ROW
+from minegen.table_loader import check_board_gen_row, load_tables, row_fields
+from minegen.table_model import Tables
+
+from ..analysis.lines import Line
+from ..generator import SweepField
+from ..reports.document import exact
+from . import minegen_b1, minegen_sections
+
+MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option
+BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
+LARGEST, SMALLEST = "largest", "smallest"
+
+
+def _q(col: str, q: float, name: str) -> pl.Expr:
+    # linear interpolation between order statistics (numpy's default), on all N boards
+    return pl.col(col).quantile(q, interpolation="linear").alias(name)
+
+
+class MinegenAudit:
+    """The audit side of minegen (see ``pipeline.generator.Generator`` for each hook)."""
+
+    name = "minegen"
+    metric_version = METRIC_VERSION
+    generator_version = GENERATOR_VERSION
+    report_subdir = ""
+    seed_rule = ("sigma(L, D) = 10^9 + 2^20*L + 2^12*D; board i: "
+                 "derive_at('board_gen', sigma + i)")
+    max_boards = MAX_BOARDS_PER_ROW
+    key_fields = ("level_index", "node_depth")
+    index_field = "seed_index"
+    record = RECORD
+
+    lines = (
+        Line("A", "below_target", "==", 0, True,
+             "boards with inferability or inferability_core below the row's target",
+             quantity="boards below target"),
+        Line("A''", "inferability_target", ">=", 0.85, True, "the row's inferability target",
+             quantity="target"),
+        Line("A'", "illegal_boards", "==", 0, True,
+             "boards flagged illegal (accept_least_bad)", quantity="illegal boards"),
+        Line("B", "b_regions_full_share", ">=", 0.95, True,
+             "share of boards with all requested fog regions placed",
+             quantity="boards with every fog region placed",
+             applies="rows with fog regions and a non-empty variant pool"),
+        Line("B'", "b_prime_fogged_boards", "==", 0, True, "boards with fog on a no-fog row",
+             quantity="fogged boards", applies="rows with no fog regions"),
+        Line("E", "e_monotone_ok", "==", 1, False,
+             "monotone_in_depth fields non-decreasing along depth within the level",
+             quantity="monotone (1 = yes)", applies="levels that mark monotone_in_depth"),
+    )
+
+    # ------------------------------------------------------------------------ rows
+    def load(self, root: str | None) -> Tables:
+        return load_tables(root)
+
+    def parse_key(self, text: str) -> tuple[int, int]:
+        try:
+            level, depth = (int(p) for p in str(text).strip().split(":"))
+        except ValueError:
+            raise MinegenError(f"{text!r} is not L:D (e.g. 2:4)") from None
+        return level, depth
+
+    def plans(self, catalog: Tables, keys) -> list[RowPlan]:
+        keys = list(keys) or [r.key for r in catalog.board_gen]
+        if len(set(keys)) != len(keys):
+            raise MinegenError(f"--rows names a row twice: {keys}")
+        return [plan_row(catalog, level, depth) for level, depth in sorted(keys)]
+
+    def key(self, plan: RowPlan) -> tuple[int, int]:
+        return plan.level, plan.depth
+
+    def label(self, key) -> str:
+        return f"({key[0]}, {key[1]})"
+
+    def describe(self, row: dict) -> str:
+        return (f"{row.get('width')}x{row.get('height')}, density "
+                f"{exact(row.get('mine_density'))}, target "
+                f"{exact(row.get('inferability_target'))}, fog regions "
+                f"{exact(row.get('fog_regions_requested'))}, N {exact(row.get('boards'))}")
+
+    def snapshot(self, plan: RowPlan) -> dict:
+        return {
+            "level": plan.level, "depth": plan.depth, "row": row_fields(plan.row),
+            "pool": [{**asdict(v), "biome_tag": sorted(v.biome_tag),
+                      "counter_item_ids": list(v.counter_item_ids)} for v in plan.pool],
+            "dig_ap_cost": plan.dig_ap_cost,
+        }
+
+    # --------------------------------------------------------------------- records
+    def block(self, plan: RowPlan, first: int, count: int) -> dict[str, np.ndarray]:
+        return generate_block(plan, first, count)
+
+    def warm(self) -> None:
+        warm_up()
+
+    # -------------------------------------------------------------------- analysis
+    def aggregations(self) -> list[pl.Expr]:
+        target = pl.col("inferability_target")
+        below = (pl.col("inferability") < target) | (pl.col("inferability_core") < target)
+        drift = (pl.col("planned_mines") - pl.col("mines")) / pl.col("planned_mines")
+        return [
+            *(pl.first(c) for c in (
+                "row_level", "row_depth", "width", "height", "mine_density",
+                "inferability_target", "solver_rules", "fog_regions_requested",
+                "fog_target_ratio", "pool_empty", "planned_mines")),
+            pl.len().alias("boards"),
+            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in ("inferability", "inferability_core")
+              for q in (0.10, 0.50, 0.90)),
+            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in ("delta_budget_fog",
+                                                          "fog_burden_ratio")
+              for q in (0.50, 0.90)),
+            below.sum().cast(pl.Int64).alias("below_target"),
+            pl.col("illegal").sum().cast(pl.Int64).alias("illegal_boards"),
+            (pl.col("fog_regions_achieved") == pl.col("fog_regions_requested"))
+            .mean().alias("regions_full_share"),
+            (pl.col("fog_cells") > 0).sum().cast(pl.Int64).alias("fogged_boards"),
+            (pl.col("attempts_used") >= 2).mean().alias("retry_rate"),
+            pl.col("attempts_used").mean().alias("mean_attempts"),
+            *((pl.col("exit") == e).sum().alias(f"exit_{e}")
+              for e in ("met", "accept_best", "accept_least_bad")),
+            pl.col("fog_shortfall").mean().alias("shortfall_mean"),
+            pl.col("fog_shortfall").max().alias("shortfall_max"),
+            (pl.col("fog_shortfall") >= 1).mean().alias("shortfall_share"),
+            drift.quantile(0.5, interpolation="linear").alias("mine_drift_p50"),
+            pl.col("mines").mean().alias("mines_mean"),
+            pl.col("fog_cells").mean().alias("fog_cells_mean"),
+        ]
+
+    def row_columns(self, rows: pl.DataFrame, catalog: Tables | None) -> pl.DataFrame:
+        """B / B' applicability as nullable observed columns, the drift warning, and E from
+        the tables (null when no table is known, e.g. a sweep of one row)."""
+        out = rows.with_columns(
+            pl.when(pl.col("fog_regions_requested") >= 1, ~pl.col("pool_empty"))
+            .then(pl.col("regions_full_share")).otherwise(None).alias("b_regions_full_share"),
+            pl.when(pl.col("fog_regions_requested") == 0)
+            .then(pl.col("fogged_boards")).otherwise(None).alias("b_prime_fogged_boards"),
+            (pl.col("mine_drift_p50") > MINE_DRIFT_WARN).alias("mine_drift_warning"),
+        )
+        if catalog is None:
+            return out.with_columns(e_monotone_ok=pl.lit(None, pl.Int64), e_detail=pl.lit(""))
+        return out.join(monotone_frame(catalog), on=list(self.key_fields), how="left")
+
+    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        by = [*self.key_fields, "fog_shortfall"]
+        return {"shortfall": records.group_by(by).agg(pl.len().alias("boards")).sort(by)}
+
+    def run_tables(self, rows: pl.DataFrame, catalog: Tables) -> dict[str, pl.DataFrame]:
+        return {"b1_reconciliation": minegen_b1.reconcile(rows, catalog.settlement)}
+
+    def report_sections(self, doc) -> list:
+        return minegen_sections.sections(doc)
+
+    def summary_notes(self, rows: pl.DataFrame) -> list[str]:
+        drift = rows.filter(pl.col("mine_drift_warning"))
+        if not drift.height:
+            return []
+        return [f"mine drift p50 above {MINE_DRIFT_WARN} on {drift.height} row(s): the "
+                "remove-only rule eats their density"]
+
+    # What ``diff`` compares per row: (column, label, kind); kind snapshot = the row's
+    # table values, figure = a measured value, count = a count of boards.
+    diff_columns = (
+        *((c, label, "snapshot") for c, label in (
+            ("row_level", "table row level"), ("row_depth", "table row depth"),
+            ("width", "width"), ("height", "height"), ("mine_density", "density"),
+            ("inferability_target", "target"), ("solver_rules", "solver rules"),
+            ("fog_regions_requested", "fog regions"), ("fog_target_ratio", "fog ratio"),
+            ("pool_empty", "fog pool empty"), ("planned_mines", "planned mines"))),
+        *((c, label, "figure") for c, label in (
+            ("inferability_p10", "inferability p10"), ("inferability_p50", "inferability p50"),
+            ("inferability_p90", "inferability p90"), ("inferability_core_p10", "core p10"),
+            ("inferability_core_p50", "core p50"), ("inferability_core_p90", "core p90"),
+            ("retry_rate", "retry rate"))),
+        *((f"exit_{e}", f"exits {e}", "count") for e in ("met", "accept_best",
+                                                          "accept_least_bad")),
+    )
+
+    # ----------------------------------------------------------------------- sweep
+    sweep_fields = (
+        SweepField("board_width", "int", LARGEST, "a wider board is more to infer"),
+        SweepField("board_height", "int", LARGEST, "a taller board is more to infer"),
+        SweepField(BOARD_SIZE, "int", LARGEST, "sets width and height together"),
+        SweepField("mine_density", "float", LARGEST, "more mines, less inferable"),
+        SweepField("inferability_target", "float", LARGEST, "a stricter line A"),
+        SweepField("min_safe_count", "int", LARGEST,
+                   "a larger safe region is harder to guarantee"),
+        SweepField("max_gen_attempts", "int", SMALLEST, "fewer attempts is cheaper"),
+        SweepField("fog_region_count", "int", LARGEST, "more regions to place (line B)"),
+        SweepField("fog_target_ratio", "float", LARGEST, "larger regions to place (line B)"),
+    )
+
+    def vary(self, catalog: Tables, key, field: str, value: Any):
+        """The row resolved for ``key`` with ``field`` replaced, validated in memory; the
+        plan keeps the requested (L, D), so its seeds are the audit's."""
+        level, depth = key
+        raw = row_fields(catalog.resolve(level, depth))
+        for f in (("board_width", "board_height") if field == BOARD_SIZE else (field,)):
+            raw[f] = value
+        row, diags = check_board_gen_row(raw)
+        errors = [d for d in diags if d.severity == "error"]
+        if errors:
+            return None, errors
+        return RowPlan(level=level, depth=depth, row=row,
+                       pool=catalog.pool(level, row.board_biome),
+                       dig_ap_cost=catalog.economy.dig_ap_cost), []
+
+    def current_value(self, catalog: Tables, key, field: str) -> Any:
+        base = catalog.resolve(*key)
+        if field == BOARD_SIZE:
+            return base.board_width if base.board_width == base.board_height else None
+        return getattr(base, field)
+
+    def resolved_key(self, catalog: Tables, key) -> tuple[int, int]:
+        return catalog.resolve(*key).key
+
+
+def monotone_frame(tables: Tables) -> pl.DataFrame:
+    """(L, D, e_monotone_ok, e_detail): E per row. A field is checked within a level when any
+    row of the level marks it; a row fails when a marked field drops from the previous depth."""
+    rows = []
+    for level in tables.levels():
+        level_rows = sorted((r for r in tables.board_gen if r.level_index == level),
+                            key=lambda r: r.node_depth)
+        marked = sorted({f for r in level_rows for f in r.monotone_in_depth})
+        prev = None
+        for r in level_rows:
+            drops = [f"{f} {getattr(prev, f)} -> {getattr(r, f)}" for f in marked
+                     if prev is not None and getattr(r, f) < getattr(prev, f)]
+            rows.append({"level_index": level, "node_depth": r.node_depth,
+                         "e_monotone_ok": (0 if drops else 1) if marked else None,
+                         "e_detail": "; ".join(drops)})
+            prev = r
+    return pl.DataFrame(rows, schema={"level_index": pl.Int64, "node_depth": pl.Int64,
+                                      "e_monotone_ok": pl.Int64, "e_detail": pl.String})
+
+
+GENERATOR = MinegenAudit()

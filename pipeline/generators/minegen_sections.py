@@ -1,0 +1,184 @@
+"""minegen's own report sections (SPEC §8 report C and diagnostics D, §9 plots and the B1
+clause-③ reconciliation), built on the report toolkit for ``reports.audit_page``.
+
+Per level three charts (light SVG): inferability p10/p50/p90 and core p10 against depth
+with the target; fog burden ratio p50/p90; retry rate. Ids ``plot-{inferability,burden,
+retry}-L<level>``.
+"""
+
+from __future__ import annotations
+
+from ..reports.document import (
+    FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
+)
+from ..reports.svg import Band, Marks, Series, line_chart
+
+MINE_DRIFT_WARN = 0.25
+
+_C_COLUMNS = ["inferability_p10", "inferability_p50", "inferability_p90",
+              "inferability_core_p10", "inferability_core_p50", "inferability_core_p90",
+              "delta_budget_fog_p50", "delta_budget_fog_p90",
+              "fog_burden_ratio_p50", "fog_burden_ratio_p90"]
+
+
+def _report_c(doc) -> Section:
+    sec = Section("report-c", "Report C: inferability and fog burden per row")
+    out = []
+    for row in doc.rows:
+        target = row["inferability_target"]
+        cells = [Cell(str(row["level_index"])), Cell(str(row["node_depth"])),
+                 Cell(f"{row['width']}x{row['height']}"), Cell(num(row["mine_density"])),
+                 Cell(num(target))]
+        for col in _C_COLUMNS:
+            v = row[col]
+            below = col.startswith("inferability") and v is not None and v < target
+            cells.append(Cell(num(v), FAIL if below else None))
+        out.append(cells)
+    sec.blocks.append(Para("Inferability cells below the row's target are marked: at least "
+                           "that share of boards breaks line A. delta_budget_fog is in AP."))
+    sec.blocks.append(Table(["L", "D", "W x H", "density", "target",
+                             "infer p10", "infer p50", "infer p90",
+                             "core p10", "core p50", "core p90",
+                             "delta_budget_fog p50", "delta_budget_fog p90",
+                             "burden ratio p50", "burden ratio p90"], out))
+    return sec
+
+
+def level_figures(level: int, rows: list[dict], failing: list[int]) -> list[Figure]:
+    depths = [r["node_depth"] for r in rows]
+
+    def col(name: str) -> list:
+        return [r[name] for r in rows]
+
+    common = dict(xs=depths, xlabel="node depth D")
+    p10 = col("inferability_p10")
+    floor = min((v for v in p10 + col("inferability_core_p10") + col("inferability_target")
+                 if v is not None), default=0.0)
+    at = dict(zip(depths, p10))
+    inf = line_chart(
+        ns=f"inf-L{level}", title=f"Level {level}: inferability against depth",
+        ylabel="inferability", ylim=(max(0.0, floor - 0.05), 1.02), **common,
+        bands=[Band("p10-p90 band", p10, col("inferability_p90"), "#1f77b4")],
+        series=[Series("p10", p10, "#1f77b4", marker="triangle", width=1),
+                Series("p50", col("inferability_p50"), "#1f3f77"),
+                Series("p90", col("inferability_p90"), "#6baed6", width=1),
+                Series("core p10", col("inferability_core_p10"), "#9467bd", dash="5 3"),
+                Series("target", col("inferability_target"), "#d62728", dash="8 3 2 3",
+                       marker="none", step=True)],
+        marks=[Marks("row fails a hard line", failing, [at[d] for d in failing], "#d62728")]
+        if failing else [])
+    burden = line_chart(
+        ns=f"bur-L{level}", title=f"Level {level}: fog burden against depth",
+        ylabel="fog_burden_ratio", **common,
+        series=[Series("burden ratio p50", col("fog_burden_ratio_p50"), "#2ca02c"),
+                Series("burden ratio p90", col("fog_burden_ratio_p90"), "#98df8a",
+                       dash="5 3", marker="triangle")])
+    retry = line_chart(
+        ns=f"ret-L{level}", title=f"Level {level}: retry rate against depth",
+        ylabel="share of boards", ylim=(0.0, 1.02), **common,
+        series=[Series("retry rate (attempts >= 2)", col("retry_rate"), "#ff7f0e")])
+    return [
+        Figure(f"plot-inferability-L{level}", inf,
+               "Inferability p10/p50/p90 and core p10 (dashed) against depth, with the "
+               "target; a cross marks a row failing a hard line."),
+        Figure(f"plot-burden-L{level}", burden,
+               "Fog burden ratio p50/p90: the share of paid cells that are fog outside "
+               "the free zero cascades."),
+        Figure(f"plot-retry-L{level}", retry, "Share of boards needing two or more attempts."),
+    ]
+
+
+def _plots(doc) -> Section:
+    failed = doc.failed_keys()
+    sec = Section("plots", "Plots per level")
+    for level in sorted({r["level_index"] for r in doc.rows}):
+        mine = [r for r in doc.rows if r["level_index"] == level]
+        failing = [r["node_depth"] for r in mine if (level, r["node_depth"]) in failed]
+        sec.blocks.append(Figures(f"Level {level}", level_figures(level, mine, failing)))
+    return sec
+
+
+def _diagnostics(doc) -> list[Section]:
+    sec = Section("diagnostics-d", "Diagnostics D")
+    cols = ["level_index", "node_depth", "boards", "retry_rate", "mean_attempts", "exit_met",
+            "exit_accept_best", "exit_accept_least_bad", "shortfall_mean", "shortfall_max",
+            "shortfall_share", "mine_drift_p50"]
+    out = []
+    for row in doc.rows:
+        marks = {"exit_accept_least_bad": FAIL if row["exit_accept_least_bad"] else None,
+                 "mine_drift_p50": WARN if row["mine_drift_warning"] else None}
+        out.append([Cell(num(row[c]), marks.get(c)) for c in cols]
+                   + [Cell(f"{num(row['mines_mean'])} / {num(row['planned_mines'])}")])
+    sec.blocks.append(Table(["L", "D", "boards", "retry rate", "mean attempts", "exit met",
+                             "exit accept_best", "exit accept_least_bad", "shortfall mean",
+                             "shortfall max", "shortfall share", "mine drift p50",
+                             "mines mean / planned"], out))
+    hist = Section("shortfall", "Shortfall distribution (boards per fog_shortfall)", 3)
+    shortfall = doc.tables.get("shortfall")
+    if shortfall is not None:
+        values = sorted(set(shortfall.get_column("fog_shortfall").to_list()))
+        counts = {(lv, dp, s): n for lv, dp, s, n in shortfall.select(
+            "level_index", "node_depth", "fog_shortfall", "boards").iter_rows()}
+        keys = sorted({(lv, dp) for lv, dp, _ in counts})
+        hist.blocks.append(Table(["L", "D"] + [f"shortfall {s}" for s in values],
+                                 [[Cell(str(lv)), Cell(str(dp))]
+                                  + [Cell(num(counts.get((lv, dp, s), 0))) for s in values]
+                                  for lv, dp in keys]))
+    drift = Section("mine-drift", f"Mine drift (advisory above {MINE_DRIFT_WARN})", 3)
+    warned = [r for r in doc.rows if r["mine_drift_warning"]]
+    if warned:
+        drift.blocks.append(Bullets([Cell(
+            f"{doc.row_label(r)}: mine drift p50 {num(r['mine_drift_p50'])} > "
+            f"{MINE_DRIFT_WARN}: the remove-only rule is eating the row's density (planned "
+            f"{num(r['planned_mines'])} mines, {num(r['mines_mean'])} placed on average).",
+            WARN) for r in warned]))
+    else:
+        drift.blocks.append(Para(f"No row has mine drift p50 above {MINE_DRIFT_WARN}."))
+    return [sec, hist, drift]
+
+
+def _e_section(doc) -> Section:
+    sec = Section("advisory-e", "E: monotone in depth (advisory)")
+    warned = [r for r in doc.rows if r.get("e_monotone_ok") == 0]
+    if warned:
+        sec.blocks.append(Bullets([Cell(
+            f"{doc.row_label(r)}: a monotone_in_depth field drops from the previous depth: "
+            f"{r.get('e_detail') or '(no detail)'}", WARN) for r in warned]))
+    else:
+        sec.blocks.append(Para("E holds on every row where it applies."))
+    n_na = sum(r.get("e_monotone_ok") is None for r in doc.rows)
+    if n_na:
+        sec.blocks.append(Para(f"E does not apply on {n_na} row(s): their level marks no "
+                               "field monotone_in_depth."))
+    return sec
+
+
+def _b1_section(b1) -> Section:
+    sec = Section("b1", "B1 clause ③ reconciliation (checkpoint B1-CP, advisory)")
+    sec.blocks.append(Para("P(mine) = |M| / (|M| + (1 - p10 inferability) * |S|); margin = "
+                           "left / right, passes iff > 1; not evaluated when "
+                           "(1 - p10) * |S| < 1 (the information leg takes over)."))
+
+    def mark(row: dict, col: str):  # advisory: a failed margin warns, never fails
+        if col != "passed":
+            return None
+        return NA if row.get("evaluated") is False else WARN if row[col] is False else None
+
+    sec.blocks.append(Table(list(b1.columns), [[Cell(num(v), mark(row, c))
+                                                for c, v in row.items()]
+                                               for row in b1.iter_rows(named=True)]))
+    return sec
+
+
+def sections(doc) -> list[Section]:
+    out = []
+    if any(r["line"] == "B" for r in doc.hard_failures):
+        out.append(Section("expected-b", "Note on line B", blocks=[Para(
+            "B failures on small or sparse boards are an expected finding: fog regions need "
+            "a 4-connected component of eligible cells, and eligible cells form thin bands "
+            "around the mines; the generator is never bent to make a row pass.")]))
+    out += [_report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
+    b1 = doc.tables.get("b1_reconciliation")
+    if b1 is not None:
+        out.append(_b1_section(b1))
+    return out

@@ -1,0 +1,145 @@
+"""The human report of one audit run: ``report.md`` and ``report.html`` from one document.
+
+Generic parts here (verdict, every line's summary and per-row matrix, run facts); the
+generator adds its own sections (``Generator.report_sections``) and notes. The verdict is
+recomputed from the line results (any hard line with ``passed is False`` = FAIL); a
+manifest ``exit_code`` that disagrees is said loudly, never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.lines import NEGATE, Line, fmt_threshold
+from . import render
+from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, facts_sections, num
+
+FACT_KEYS = [("run id", "run_id"), ("created (UTC)", "created_utc"),
+             ("generator", "generator"), ("code version", "code_version"),
+             ("git commit", "git_commit"), ("table root", "table_root"),
+             ("table hash", "table_hash"), ("N (boards per row)", "n"),
+             ("seed rule", "sigma_formula"), ("metric_version", "metric_version"),
+             ("generator_version", "generator_version"), ("scheduler", "scheduler"),
+             ("workers", "workers"), ("seeds per task", "seeds_per_task"),
+             ("wall time (s)", "wall_s"), ("exit code", "exit_code"),
+             ("records sha256", "records_sha256")]
+
+
+@dataclass
+class AuditDoc:
+    """Everything a report page reads about one run (nothing is read from disk)."""
+
+    manifest: dict
+    rows: list[dict]  # the per-row frame as dicts, in key order
+    results: list[dict]  # analysis.lines.evaluate results
+    lines: tuple[Line, ...]
+    key_fields: tuple[str, ...]
+    label: object  # key tuple -> text
+    tables: dict = field(default_factory=dict)  # the generator's side and run tables
+    notes: list[str] = field(default_factory=list)  # the generator's advisory notes
+
+    def key(self, r: dict) -> tuple:
+        return tuple(r[k] for k in self.key_fields)
+
+    def row_label(self, r: dict) -> str:
+        return self.label(self.key(r))
+
+    @property
+    def hard_failures(self) -> list[dict]:
+        return [r for r in self.results if r["hard"] and r["passed"] is False]
+
+    @property
+    def ok(self) -> bool:
+        return not self.hard_failures
+
+    def failed_keys(self) -> set[tuple]:
+        return {self.key(r) for r in self.hard_failures}
+
+
+def _verdict(doc: AuditDoc) -> Section:
+    failing = doc.hard_failures
+    by_name = {ln.name: ln for ln in doc.lines}
+    hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
+    sec = Section("verdict", "Verdict")
+    if doc.ok:
+        sec.blocks.append(Para(f"PASS: every hard line ({hard}) holds on all "
+                               f"{len(doc.rows)} rows.", strong=True))
+    else:
+        sec.blocks.append(Para(f"FAIL: {len(failing)} hard-line failure(s) on "
+                               f"{len(doc.failed_keys())} of {len(doc.rows)} rows.",
+                               strong=True))
+        sec.blocks.append(Bullets([Cell(
+            f"{r['line']} failed on {doc.row_label(r)}: {by_name[r['line']].what} "
+            f"{num(r['observed'])} {NEGATE.get(r['op'], 'fails ' + r['op'])} "
+            f"{fmt_threshold(r['threshold'])}", FAIL) for r in failing]))
+    expected = 0 if doc.ok else 1
+    if doc.manifest.get("exit_code") != expected:
+        sec.blocks.append(Para(f"WARNING: the manifest says exit_code "
+                               f"{doc.manifest.get('exit_code')!r} but the line results "
+                               f"call for {expected}.", strong=True))
+    advisory = []
+    for ln in doc.lines:
+        if not ln.hard:
+            warned = [doc.row_label(r) for r in doc.results
+                      if r["line"] == ln.name and r["passed"] is False]
+            if warned:
+                advisory.append(f"{ln.name} ({ln.meaning}) warns on {', '.join(warned)}")
+    advisory += doc.notes
+    sec.blocks.append(Para("Advisory (never changes the exit code): "
+                           + ("; ".join(advisory) if advisory else "none") + "."))
+    sec.blocks.append(Para("Marks in the tables: FAIL / bold = a hard line fails; warn / "
+                           "italic = advisory warning; n/a = the line does not apply."))
+    return sec
+
+
+def _lines(doc: AuditDoc) -> Section:
+    sec = Section("assertions", "Lines")
+    summary = []
+    for ln in doc.lines:
+        mine = [r for r in doc.results if r["line"] == ln.name]
+        n_fail = sum(r["passed"] is False for r in mine)
+        summary.append([Cell(ln.name), Cell("hard" if ln.hard else "advisory"),
+                        Cell(ln.requirement), Cell(ln.applies),
+                        Cell(str(sum(r["passed"] is True for r in mine))),
+                        Cell(str(n_fail), (FAIL if ln.hard else WARN) if n_fail else None),
+                        Cell(str(sum(not r["applies"] for r in mine))), Cell(ln.meaning)])
+    sec.blocks.append(Table(["line", "kind", "requirement", "applies to", "rows passed",
+                             "rows failed", "rows n/a", "meaning"], summary))
+    by_key = {(r["line"], doc.key(r)): r for r in doc.results}
+    matrix = []
+    for row in doc.rows:
+        key = doc.key(row)
+        cells = [Cell(str(v)) for v in key]
+        for ln in doc.lines:  # status + observed value, the same reading as the verdict
+            r = by_key.get((ln.name, key))
+            if r is None or not r["applies"]:
+                cells.append(Cell("n/a", NA))
+            elif r["passed"]:
+                cells.append(Cell(f"pass {num(r['observed'])}"))
+            elif ln.hard:
+                cells.append(Cell(f"FAIL {num(r['observed'])}", FAIL))
+            else:
+                cells.append(Cell("warn", WARN))
+        matrix.append(cells)
+    sec.blocks.append(Para("Per row: status and observed value of each line."))
+    sec.blocks.append(Table([*doc.key_fields, *(ln.name for ln in doc.lines)], matrix))
+    return sec
+
+
+def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, list[Section]]:
+    title = f"{doc.manifest.get('generator', 'minegen')} audit " \
+            f"{doc.manifest.get('run_id', '(no run id)')}"
+    return title, [_verdict(doc), _lines(doc), *generator_sections,
+                   *facts_sections(doc.manifest, FACT_KEYS)]
+
+
+def markdown(doc: AuditDoc, generator_sections: list[Section]) -> str:
+    title, sections = document(doc, generator_sections)
+    return render.markdown(f"{title}: {'PASS' if doc.ok else 'FAIL'}", sections,
+                           page="report.html")
+
+
+def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
+    title, sections = document(doc, generator_sections)
+    verdict = "PASS" if doc.ok else "FAIL"
+    return render.html(title, sections, badge=(verdict, verdict.lower()))

@@ -1,0 +1,99 @@
+"""The report toolkit's document model: sections of paragraphs, bullet lists, tables and
+figures, whose cells carry a mark (fail / warn / n/a / better). Every page (audit, diff,
+sweep, any generator's sections) builds one of these; ``markdown`` and ``html`` print it,
+so the two renderings always say the same thing.
+
+Public names only: a page module imports what it uses from here, and restyling one page
+is done by passing its own CSS or blocks, never by reaching into another page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FAIL, WARN, NA, BETTER = "fail", "warn", "na", "better"  # cell marks
+MISSING = "—"
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    mark: str | None = None
+
+
+@dataclass(frozen=True)
+class Para:
+    text: str
+    strong: bool = False
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: list[Cell]
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: list[str]
+    rows: list[list[Cell]]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An inline SVG chart (HTML) with its caption; Markdown prints the caption and says
+    the chart is on the page."""
+
+    anchor: str
+    svg: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Charts side by side, under an optional heading (HTML); Markdown lists captions."""
+
+    heading: str
+    figures: list[Figure]
+
+
+@dataclass
+class Section:
+    anchor: str
+    title: str
+    depth: int = 2  # heading level
+    blocks: list = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def num(v) -> str:
+    """3 decimals for floats, integers as they are, yes/no, the missing mark for None."""
+    if v is None or isinstance(v, bool):
+        return MISSING if v is None else "yes" if v else "no"
+    if isinstance(v, float):
+        return "nan" if v != v else f"{v:.3f}"
+    return str(v)
+
+
+def exact(v) -> str:
+    """A stored value as a designer reads it: 0.14, 12, yes/no (more digits only when the
+    short form would hide them)."""
+    if isinstance(v, float) and v == v:
+        text = repr(v)
+        return text if len(text) <= 8 else f"{v:.6g}"
+    return num(v)
+
+
+def fact(doc: dict, key: str) -> str:
+    return num(doc[key]) if doc.get(key) is not None else "(not recorded)"
+
+
+def facts_sections(doc: dict, keys: list[tuple[str, str]]) -> list[Section]:
+    """Run facts and package versions of a manifest-like dict."""
+    sec = Section("run-facts", "Run facts")
+    sec.blocks.append(Table(["fact", "value"], [[Cell(label), Cell(fact(doc, k))]
+                                                for label, k in keys]))
+    pk = Section("packages", "Package versions", 3)
+    pk.blocks.append(Table(["package", "version"], [
+        [Cell(str(k)), Cell(str(v))] for k, v in sorted((doc.get("packages") or {}).items())]))
+    return [sec, pk]

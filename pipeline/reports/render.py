@@ -1,0 +1,155 @@
+"""Print a document (``reports.document``) as GitHub-style Markdown or as one
+self-contained HTML page (inline CSS and SVG, nothing external).
+
+Every string that comes from data is escaped by the renderer that prints it (HTML
+entities; Markdown backslash escapes of ``\\``, a ``<`` that could open a tag, ``|`` in
+tables), so a table value cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+
+from .document import BETTER, FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;
+max-width:78rem;padding:0 1rem;color:#222;line-height:1.45}
+h1{font-size:1.5rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
+.badge{padding:.1rem .6rem;border-radius:.3rem;color:#fff}.badge.pass{background:#2e7d32}
+.badge.fail{background:#c62828}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}
+th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.fail{background:#ffcdd2;font-weight:600}.warn{background:#ffe9b3}.na{color:#888}
+.better{background:#c8e6c9}
+li.fail,li.warn{padding:.1rem .3rem;list-style-position:inside}
+.legend span{display:inline-block;padding:.1rem .5rem;margin-right:.5rem;border:1px solid #ccc}
+.wide{overflow-x:auto}.plots{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
+figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-width:35rem}
+.banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
+border-radius:.3rem}
+"""
+LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
+          '<span class="warn">advisory warning</span><span class="na">n/a: does not '
+          "apply</span></p>")
+
+# ----------------------------------------------------------------------------- Markdown
+
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")  # CommonMark raw HTML starts like this
+
+
+def md_escape(s: str, in_table: bool = False) -> str:
+    s = str(s).replace("\\", "\\\\").replace("\r", " ").replace("\n", " ")
+    if in_table:
+        s = s.replace("|", "\\|")
+    return _MD_TAG.sub(r"\\<", s)  # only a '<' that could open raw HTML; '0.0 < 0.95' stays
+
+
+def _md_cell(c: Cell) -> str:
+    t = md_escape(c.text, in_table=True)
+    if not t or c.mark not in (FAIL, WARN):
+        return t
+    return f"**{t}**" if c.mark == FAIL else f"*{t}*"
+
+
+def md_table(t: Table) -> list[str]:
+    out = ["| " + " | ".join(md_escape(h, True) for h in t.headers) + " |",
+           "|" + "|".join("---" for _ in t.headers) + "|"]
+    return out + ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in t.rows]
+
+
+def md_sections(sections: list[Section], page: str = "the HTML page") -> list[str]:
+    out = []
+    for sec in sections:
+        out += ["#" * sec.depth + " " + md_escape(sec.title), ""]
+        for b in sec.blocks:
+            if isinstance(b, Para):
+                out += [f"**{md_escape(b.text)}**" if b.strong else md_escape(b.text), ""]
+            elif isinstance(b, Bullets):
+                out += [f"- {_md_cell(c)}" for c in b.items] + [""]
+            elif isinstance(b, Table):
+                out += md_table(b) + [""]
+            elif isinstance(b, Figure):
+                out += [f"Chart in {page}: {md_escape(b.caption)}", ""]
+            elif isinstance(b, Figures):
+                out += [f"Charts in {page} ({md_escape(b.heading)}): "
+                        + "; ".join(md_escape(f.caption) for f in b.figures), ""]
+    return out
+
+
+def markdown(title: str, sections: list[Section], banner: str | None = None,
+             page: str = "the HTML page") -> str:
+    out = [f"> **WARNING: {md_escape(banner)}**", ""] if banner else []
+    out += [f"# {md_escape(title)}", ""] + md_sections(sections, page)
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --------------------------------------------------------------------------------- HTML
+
+_NUMERIC = re.compile(r"^(?:pass |FAIL )?-?[\d.]+(?: / [\d.]+)?$")
+
+
+def h(s) -> str:
+    return _html.escape(str(s), quote=True)
+
+
+def _html_cell(c: Cell, tag: str = "td") -> str:
+    """Marks are our constants (fail / warn / na / better), never data: safe as classes."""
+    classes = [k for k in (c.mark, "num" if _NUMERIC.match(c.text) else None) if k]
+    cls = f' class="{" ".join(classes)}"' if classes else ""
+    return f"<{tag}{cls}>{h(c.text)}</{tag}>"
+
+
+def _figure(f: Figure) -> str:
+    return (f'<figure id="{h(f.anchor)}">{f.svg}<figcaption>{h(f.caption)}</figcaption>'
+            "</figure>")
+
+
+def html_sections(sections: list[Section]) -> list[str]:
+    out = []
+    for sec in sections:
+        out.append(f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>')
+        for b in sec.blocks:
+            if isinstance(b, Para):
+                out.append(f"<p><strong>{h(b.text)}</strong></p>" if b.strong
+                           else f"<p>{h(b.text)}</p>")
+            elif isinstance(b, Bullets):
+                out.append("<ul>" + "".join(_html_cell(c, "li") for c in b.items) + "</ul>")
+            elif isinstance(b, Table):
+                head = "".join(f"<th>{h(x)}</th>" for x in b.headers)
+                body = "".join("<tr>" + "".join(_html_cell(c) for c in r) + "</tr>"
+                               for r in b.rows)
+                out.append(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                           f"<tbody>{body}</tbody></table></div>")
+            elif isinstance(b, Figure):
+                out.append(_figure(b))
+            elif isinstance(b, Figures):
+                out.append((f"<h{sec.depth + 1}>{h(b.heading)}</h{sec.depth + 1}>"
+                            if b.heading else "") + '<div class="plots">'
+                           + "".join(_figure(f) for f in b.figures) + "</div>")
+    return out
+
+
+def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None = None,
+         legend: str = LEGEND, banner: str | None = None, css: str = CSS) -> str:
+    """One self-contained page: title (with a pass/fail badge), legend, navigation of the
+    top-level sections, then the sections."""
+    badge_html = f' <span class="badge {h(badge[1])}">{h(badge[0])}</span>' if badge else ""
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{h(title)}{': ' + h(badge[0]) if badge else ''}</title>",
+           f"<style>{css}</style>", "</head>", "<body>"]
+    if banner:
+        out.append(f'<p class="banner" id="cross-version">WARNING: {h(banner)}</p>')
+    out += [f"<h1>{h(title)}{badge_html}</h1>", legend,
+            "<nav><p>" + " · ".join(f'<a href="#{h(s.anchor)}">{h(s.title)}</a>'
+                                     for s in sections if s.depth == 2) + "</p></nav>"]
+    out += html_sections(sections)
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["BETTER", "CSS", "LEGEND", "h", "html", "html_sections", "markdown", "md_escape",
+           "md_sections", "md_table"]

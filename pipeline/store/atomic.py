@@ -1,0 +1,71 @@
+"""Atomic writes, written once: write to a temporary name, fsync, rename, fsync the folder.
+
+A reader (or a crash) sees the old content or the new, never half of either. Temporary
+names are unique per process and call, so two writers never share one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+
+def _tmp_name(final: Path) -> Path:
+    return final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+
+
+def fsync_path(path: Path) -> None:
+    """fsync a file or a folder (a folder's entries: the rename itself)."""
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file(final: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """``write(tmp_path)`` fills a temporary file beside ``final``; then fsync, rename onto
+    ``final`` and fsync the folder. The temporary file is removed on any failure."""
+    final = Path(final)
+    tmp = _tmp_name(final)
+    try:
+        write(tmp)
+        fsync_path(tmp)
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_path(final.parent)
+    return final
+
+
+def write_bytes(final: str | os.PathLike, data: bytes) -> Path:
+    return write_file(final, lambda p: p.write_bytes(data))
+
+
+def write_text(final: str | os.PathLike, text: str) -> Path:
+    return write_bytes(final, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def folder(final: str | os.PathLike) -> Iterator[Path]:
+    """Fill the yielded temporary folder; on a clean exit every file in it is fsynced, the
+    folder is renamed to ``final`` (which must not exist) and the parent fsynced. On an
+    error the temporary folder is removed and nothing appears at ``final``."""
+    final = Path(final)
+    tmp = _tmp_name(final)
+    tmp.mkdir(parents=False)
+    try:
+        yield tmp
+        for p in sorted(tmp.rglob("*")):
+            fsync_path(p)
+        fsync_path(tmp)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_path(final.parent)

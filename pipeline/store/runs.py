@@ -1,0 +1,225 @@
+"""Run folders: where a run lives, its id, ``LATEST``, the manifest's common facts and
+reading a finished run back (``diff`` and tests).
+
+Layout: ``<out>/<generator subdir>/metric_v<k>/<run_id>/`` (the subdir is "" for the
+default generator). A finished run folder holds at least ``manifest.json``,
+``aggregates.parquet`` and ``assertions.json``; an unfinished one is
+``.partial-<run_id>/`` beside it (``store.shards``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import polars as pl
+
+from minegen.errors import MinegenError
+
+from . import atomic
+
+PACKAGES = ("numpy", "numba", "polars", "pyarrow", "pandera", "dask", "distributed",
+            "dask-jobqueue", "matplotlib")
+PARTIAL_PREFIX = ".partial-"
+LATEST = "LATEST"
+VERSION_DIR = re.compile(r"^metric_v(\d+)$")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def version_dir(out: str | os.PathLike, subdir: str, metric_version: int) -> Path:
+    return Path(out) / subdir / f"metric_v{metric_version}"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_run_id(vdir: Path, table_hash: str, n: int, now: datetime) -> str:
+    """``<UTC second>-<table hash>-n<N>``, with ``-2``, ``-3`` ... when taken."""
+    base = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{table_hash[:8]}-n{n}"
+    run_id, k = base, 1
+    while (vdir / run_id).exists() or (vdir / f"{PARTIAL_PREFIX}{run_id}").exists():
+        k += 1
+        run_id = f"{base}-{k}"
+    return run_id
+
+
+def set_latest(vdir: Path, run_id: str) -> None:
+    atomic.write_text(vdir / LATEST, run_id + "\n")
+
+
+def to_json(obj) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def git_commit() -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "missing"
+    return out
+
+
+def base_manifest(gen, run_id: str, created: datetime, catalog, n: int,
+                  seeds_per_task: int | None, keys: list[tuple]) -> dict:
+    """The facts every run of any generator records (SPEC §9 manifest)."""
+    from importlib.metadata import version
+
+    return {
+        "run_id": run_id,
+        "created_utc": created.isoformat(timespec="seconds"),
+        "generator": gen.name,
+        "code_version": version("minegen"),
+        "generator_version": gen.generator_version,
+        "metric_version": gen.metric_version,
+        "git_commit": git_commit(),
+        "table_root": str(catalog.root),
+        "table_hash": catalog.content_hash,
+        "n": n,
+        "key_fields": list(gen.key_fields),
+        "rows": [list(k) for k in keys],
+        "sigma_formula": gen.seed_rule,
+        "seeds_per_task": seeds_per_task,
+        "packages": package_versions(),
+    }
+
+
+# ------------------------------------------------------------------------ reading back
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run as read back from its folder."""
+
+    path: Path
+    manifest: dict
+    key_fields: tuple[str, ...]
+    rows: dict[tuple, dict]  # key -> aggregates row
+    results: dict[tuple, dict[str, dict]]  # key -> line -> result dict
+    notes: tuple[str, ...] = ()  # inconsistencies inside the folder, said loudly
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("run_id") or self.path.name)
+
+    @property
+    def metric_version(self):
+        return self.manifest.get("metric_version")
+
+
+def resolve_run(ref: str, out: str | os.PathLike) -> Path:
+    """A run folder path (a directory with manifest.json) or a run id looked up under
+    ``<out>`` (``metric_v*/<ref>`` or ``*/metric_v*/<ref>``). Unknown or ambiguous ->
+    MinegenError saying where it looked."""
+    p = Path(ref)
+    if p.is_dir():
+        if (p / "manifest.json").is_file():
+            return p
+        raise MinegenError(f"{ref} is a folder but not an audit run folder: it has no "
+                           "manifest.json")
+    root = Path(out)
+    found = []
+    if ref and ref not in (".", "..") and "/" not in ref and os.sep not in ref:
+        vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
+                       if VERSION_DIR.match(d.name))
+        found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
+    if len(found) > 1:
+        raise MinegenError(f"run id {ref} is ambiguous: it exists under "
+                           f"{', '.join(str(f.parent) for f in found)}; pass the run folder "
+                           "path instead")
+    if not found:
+        raise MinegenError(f"no audit run {ref!r}: it is not a run folder (a directory with "
+                           f"manifest.json) and no {root}/metric_v*/{ref}/manifest.json "
+                           "exists (give the run folder path, or the --out it was written to)")
+    return found[0]
+
+
+def read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MinegenError(f"{path} is missing: not a complete audit run folder") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise MinegenError(f"{path} is not readable JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise MinegenError(f"{path} is not a JSON object")
+    return data
+
+
+def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) -> Run:
+    """Read manifest.json, aggregates.parquet and assertions.json of one run folder."""
+    path = Path(path)
+    manifest = read_json(path / "manifest.json")
+    if "metric_version" not in manifest:
+        raise MinegenError(f"{path / 'manifest.json'} has no metric_version: cannot tell "
+                           "which metric definitions its numbers use")
+    key_fields = tuple(manifest.get("key_fields") or default_key_fields)
+    agg_path = path / "aggregates.parquet"
+    try:
+        agg = pl.read_parquet(agg_path)
+    except FileNotFoundError:
+        raise MinegenError(f"{agg_path} is missing: not a complete audit run folder") from None
+    except Exception as e:  # polars raises several types for a damaged file
+        raise MinegenError(f"{agg_path} is not a readable Parquet file: {e}") from None
+    missing = [c for c in key_fields if c not in agg.columns]
+    if missing or not key_fields:
+        raise MinegenError(f"{agg_path} has no key column(s) {missing or '(none named)'}: "
+                           "not per-row aggregates")
+    rows: dict[tuple, dict] = {}
+    for row in agg.to_dicts():
+        key = tuple(row[k] for k in key_fields)
+        if key in rows:
+            raise MinegenError(f"{agg_path} lists row {key} twice")
+        rows[key] = row
+    assertions = read_json(path / "assertions.json")
+    results: dict[tuple, dict[str, dict]] = {}
+    try:
+        for r in assertions["results"]:
+            results.setdefault(tuple(r[k] for k in key_fields), {})[r["line"]] = r
+    except (KeyError, TypeError) as e:
+        raise MinegenError(f"{path / 'assertions.json'} has no well-formed results list "
+                           f"({e!r})") from None
+    notes = []
+    version = manifest["metric_version"]
+    if assertions.get("metric_version", version) != version:
+        notes.append(f"run {path.name}: assertions.json says metric_version "
+                     f"{assertions['metric_version']} but manifest.json says {version}; "
+                     "the manifest is used")
+    parent = VERSION_DIR.match(path.resolve().parent.name)
+    if parent and str(version) != parent.group(1):
+        notes.append(f"run {path.name} sits under {path.resolve().parent.name} but its "
+                     f"manifest says metric_version {version}; the manifest is used")
+    return Run(path, manifest, key_fields, rows, results, tuple(notes))
+
+
+@contextlib.contextmanager
+def run_folder(vdir: Path, run_id: str, latest: bool = True) -> Iterator[Path]:
+    """Fill the yielded temporary folder; it becomes ``vdir/run_id`` atomically (fsynced)
+    and, with ``latest``, ``LATEST`` then names it."""
+    with atomic.folder(vdir / run_id) as tmp:
+        yield tmp
+    if latest:
+        set_latest(vdir, run_id)

@@ -1,0 +1,115 @@
+"""Row shards: the records of each finished row, on disk as soon as the row is done.
+
+A run in progress is ``<version dir>/.partial-<run_id>/`` holding ``run.json`` (the run's
+own options, so a resume needs nothing else) and ``shards/r<position>.parquet`` with a
+key file ``r<position>.json`` written after it. The key names what the shard holds: the
+generator, its versions, the row key, the digest of the row snapshot, N, the row count
+and the sha256 of the Parquet bytes. A shard is reused only when its key equals what the
+run expects now and the file's bytes prove it; anything else is recomputed.
+
+The records never gather in the client: ``rows()`` reads the shards back one at a time,
+in position order (which is key order), for the finishing pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+from minegen.errors import MinegenError
+
+from . import atomic
+from .runs import PARTIAL_PREFIX
+
+
+def snapshot_digest(snapshot: dict) -> str:
+    """sha256 of a plan snapshot in canonical JSON."""
+    return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class ShardStore:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.shards = folder / "shards"
+
+    @property
+    def run_id(self) -> str:
+        return self.folder.name[len(PARTIAL_PREFIX):]
+
+    @classmethod
+    def create(cls, vdir: Path, run_id: str, facts: dict) -> "ShardStore":
+        store = cls(vdir / f"{PARTIAL_PREFIX}{run_id}")
+        store.shards.mkdir(parents=True, exist_ok=False)
+        atomic.write_text(store.folder / "run.json", json.dumps(facts, indent=2))
+        return store
+
+    @classmethod
+    def find(cls, run: str, vdir: Path) -> "ShardStore":
+        """``run``: a .partial-* folder, or a run id looked up in ``vdir``."""
+        p = Path(run)
+        candidate = p if p.name.startswith(PARTIAL_PREFIX) else vdir / f"{PARTIAL_PREFIX}{run}"
+        if (candidate / "run.json").is_file():
+            return cls(candidate)
+        hint = " (that run already finished)" if (vdir / run / "manifest.json").is_file() else ""
+        raise MinegenError(f"--resume {run}: no interrupted run found{hint}; looked for "
+                           f"{candidate}")
+
+    def facts(self) -> dict:
+        try:
+            return json.loads((self.folder / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise MinegenError(f"--resume: {self.folder / 'run.json'} is unreadable: {e}") from e
+
+    def _paths(self, position: int) -> tuple[Path, Path]:
+        stem = f"r{position:05d}"
+        return self.shards / f"{stem}.parquet", self.shards / f"{stem}.json"
+
+    def load(self, position: int, expect: dict) -> pl.DataFrame | None:
+        """The row's records if a shard proves it holds ``expect`` (see ``key``), else None."""
+        data, key = self._paths(position)
+        try:
+            stored = json.loads(key.read_text(encoding="utf-8"))
+            raw = data.read_bytes()
+        except (OSError, ValueError):
+            return None
+        if {k: stored.get(k) for k in expect} != expect:
+            return None
+        if hashlib.sha256(raw).hexdigest() != stored.get("sha256"):
+            return None
+        try:
+            frame = pl.read_parquet(data)
+        except Exception:  # a damaged file: recompute the row
+            return None
+        return frame if frame.height == stored.get("rows") else None
+
+    def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
+        """Data first, key last: a key always names a complete, fsynced shard."""
+        data, key = self._paths(position)
+        atomic.write_file(data, lambda p: frame.write_parquet(p, compression="lz4",
+                                                              statistics=False))
+        doc = {**expect, "rows": frame.height,
+               "sha256": hashlib.sha256(data.read_bytes()).hexdigest()}
+        atomic.write_text(key, json.dumps(doc, sort_keys=True))
+
+    def read(self, position: int) -> pl.DataFrame:
+        return pl.read_parquet(self._paths(position)[0])
+
+    def rows(self, positions: list[int]) -> Iterator[tuple[int, pl.DataFrame]]:
+        for pos in positions:
+            yield pos, self.read(pos)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def shard_key(gen, plan, n: int) -> dict:
+    """What a row's shard must hold for this run to reuse it."""
+    return {"generator": gen.name, "metric_version": gen.metric_version,
+            "generator_version": gen.generator_version, "key": list(gen.key(plan)),
+            "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n}
+

@@ -1,0 +1,136 @@
+"""A second generator (``tests/toygen.py``) audited, resumed, diffed and swept end to end by
+the same engine, store, analysis and report code as minegen, through the command line
+(``--generator toygen:GENERATOR``) on real loopback clusters."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from minegen.rng import derive_at
+from pipeline.generator import load_generator
+from pipeline.jobs.audit import run_audit
+from pipeline.options import AuditOptions
+
+pytestmark = pytest.mark.cluster
+HERE = Path(__file__).resolve().parent
+GEN = "toygen:GENERATOR"
+ROWS = [("alpha", 1, 0.9), ("alpha", 2, 0.5), ("beta", 1, 0.2), ("gamma", 3, 0.7)]
+
+
+def tables(root: Path, rows=ROWS, delay: float = 0.0) -> str:
+    root.mkdir(parents=True)
+    (root / "toy.toml").write_text("".join(
+        f'[[rows]]\nname = "{n}"\nsize = {s}\np = {p}\ndelay = {delay}\n\n' for n, s, p in rows),
+        encoding="utf-8")
+    return str(root)
+
+
+def by_hand(name: str, size: int, p: float, n: int) -> float:
+    """The hit share, from the spec of toygen alone (scalar derive_at, no kernel)."""
+    hits = sum(((derive_at(f"toy:{name}:{size}", i) >> 11) / float(1 << 53)) < p
+               for i in range(n))
+    return hits / n
+
+
+def cli(*args, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
+                          text=True, timeout=300, env=env, **kw)
+
+
+def test_the_toy_is_a_generator():
+    gen = load_generator(GEN)
+    assert gen.name == "toygen" and gen.key_fields == ("name", "size")
+
+
+def test_audit_by_the_same_engine(tmp_path):
+    out = tmp_path / "reports"
+    p = cli("audit", "--generator", GEN, "--tables", tables(tmp_path / "t"), "--n", "200",
+            "--workers", "2", "--seeds-per-task", "64", "--out", str(out))
+    assert p.returncode == 1, p.stderr  # beta/1 (p = 0.2) and alpha/2 fail line H
+    assert "H failed on" in p.stdout and "beta/1" in p.stdout and "Traceback" not in p.stderr
+    run = next((out / "toygen" / "metric_v1").glob("2*"))
+    assert (run.parent / "LATEST").read_text().strip() == run.name
+    agg = pl.read_parquet(run / "aggregates.parquet")
+    for name, size, prob in ROWS:
+        row = agg.filter((pl.col("name") == name) & (pl.col("size") == size)).row(0, named=True)
+        assert row["hit_share"] == by_hand(name, size, prob, 200)
+        assert row["boards"] == 200
+    results = json.loads((run / "assertions.json").read_text())["results"]
+    failed = {(r["name"], r["size"]) for r in results if r["passed"] is False}
+    assert failed == {(n, s) for n, s, p in ROWS if by_hand(n, s, p, 200) < 0.5}
+    records = pl.read_parquet(run / "records.parquet")
+    assert records.columns == ["name", "size", "seed_index", "value", "hit"]
+    assert records.select("name", "size").unique(maintain_order=True).rows() == sorted(
+        (n, s) for n, s, _ in ROWS)
+    page = (run / "report.html").read_text()
+    assert "toygen audit" in page and "beta/1" in page and "minegen" not in page.split(
+        "Run facts")[0].lower().replace("minegen audit", "")
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["generator"] == "toygen" and manifest["key_fields"] == ["name", "size"]
+
+
+def test_resume_after_a_kill_equals_a_clean_run(tmp_path):
+    out = tmp_path / "reports"
+    root = tables(tmp_path / "t", delay=0.4)
+    env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--generator", GEN,
+                             "--tables", root, "--n", "50", "--workers", "1", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("toygen/metric_v1/.partial-*/shards/*.json")):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    partial = next(out.glob("toygen/metric_v1/.partial-*"))
+    done = len(list(partial.glob("shards/*.json")))
+    assert 1 <= done < len(ROWS)
+    run_id = partial.name.removeprefix(".partial-")
+    p = cli("audit", "--generator", GEN, "--resume", run_id, "--workers", "1", "--out", str(out))
+    assert p.returncode == 1, p.stderr
+    assert f"{done} row(s) reused from shards" in p.stdout and not partial.exists()
+    resumed = json.loads((out / "toygen" / "metric_v1" / run_id / "manifest.json").read_text())
+    clean = run_audit(AuditOptions(generator=GEN, tables=root, n=50, workers=2,
+                                   out=str(tmp_path / "clean")), progress=False)
+    assert resumed["records_sha256"] == clean.manifest["records_sha256"]
+    assert pl.read_parquet(out / "toygen" / "metric_v1" / run_id / "records.parquet").equals(
+        clean.records)
+
+
+def test_diff_and_sweep_by_the_same_code(tmp_path):
+    out = tmp_path / "reports"
+    a = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "a"), n=100, workers=1,
+                               out=str(out)), progress=False)
+    moved = [(n, s, 0.6 if (n, s) == ("beta", 1) else p) for n, s, p in ROWS]
+    b = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "b", moved), n=100,
+                               workers=1, out=str(out)), progress=False)
+    p = cli("diff", a.run_dir.name, b.run_dir.name, "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "1 changed" in p.stdout and "| H | beta/1 | fail | pass |" in p.stdout
+    assert "p 0.2 → 0.6" in p.stdout
+
+    p = cli("sweep", "--generator", GEN, "--row", "beta:1", "--vary", "p=0.3:0.7:0.1",
+            "--n", "100", "--workers", "1", "--tables", tables(tmp_path / "s"),
+            "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads((Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
+                      / "sweep.json").read_text())
+    holds = {v["label"]: v["holds"] for v in doc["values"]}
+    assert holds == {lab: by_hand("beta", 1, float(lab), 100) >= 0.5 for lab in holds}
+    passing = [float(lab) for lab, ok in holds.items() if ok]
+    assert doc["boundary"]["value"] == min(passing)  # the demanding end of p is the low one
+    assert np.isclose(doc["values"][0]["hit_share"], by_hand("beta", 1, 0.3, 100))
