@@ -33,3 +33,17 @@ class Field:
 
 def names(fields: tuple[Field, ...]) -> list[str]:
     return [f.name for f in fields]
+
+
+def markdown_table(fields: tuple[Field, ...]) -> str:
+    """The declaration as a Markdown table (``docs/record.md`` is this, for RECORD)."""
+    def rng(f: Field) -> str:
+        if f.values is not None:
+            return " / ".join(f.values)
+        lo = "" if f.ge is None else f"{f.ge:g}"
+        hi = "" if f.le is None else f"{f.le:g}"
+        return f"[{lo}, {hi}]" if lo and hi else f">= {lo}" if lo else f"<= {hi}" if hi else ""
+
+    rows = [f"| `{f.name}` | {f.dtype}{'?' if f.nullable else ''} | {f.unit} | {rng(f)} | "
+            f"{f.meaning.replace('|', '/')}{' (timing)' if f.timing else ''} |" for f in fields]
+    return "\n".join(["| field | type | unit | range | meaning |", "|---|---|---|---|---|", *rows])

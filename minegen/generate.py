@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import record as rec
-from ._kernels import attempt as K
 from .codes import N_GRIDS, N_INT_FIELDS, Defect, Grid
 from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
@@ -117,6 +116,8 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
     out = np.zeros((1, N_INT_FIELDS), dtype=np.int64)
     best = np.zeros((N_GRIDS, n), dtype=np.int8)
     seeds = np.array([stream_seed], dtype=np.uint64)
+    from ._kernels import attempt as K  # numba loads on the first board, not on import
+
     code, _ = K.run(seeds, plan.kernel_inputs(), out, best)
     if code != Defect.NONE:
         raise_defect(code, plan, stream_seed)

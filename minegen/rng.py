@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import pcg
 from .errors import MinegenError
 
 BOARD_GEN_STREAM = "board_gen"
@@ -78,16 +77,22 @@ def check_board_count(n: int) -> None:
 
 
 class Pcg32:
-    """pcg_basic's pcg32_random_t, for people and tests (the kernels use the same code)."""
+    """pcg_basic's pcg32_random_t, for people and tests: the kernels' very code (``initseq``
+    None = pcg_basic's default stream). numba loads on first use, not when rng is imported
+    (the audit's client derives seeds but never draws)."""
 
-    def __init__(self, initstate: int, initseq: int = int(pcg.PCG_DEFAULT_SEQ)):
+    def __init__(self, initstate: int, initseq: int | None = None):
+        from ._kernels import pcg
+
+        self._pcg = pcg
+        seq = pcg.PCG_DEFAULT_SEQ if initseq is None else initseq
         self.state = np.zeros(2, dtype=np.uint64)
-        pcg.pcg_seed(self.state, np.uint64(initstate & MASK64), np.uint64(initseq & MASK64))
+        pcg.pcg_seed(self.state, np.uint64(initstate & MASK64), np.uint64(int(seq) & MASK64))
 
     def next_u32(self) -> int:
-        return int(pcg.pcg_next(self.state))
+        return int(self._pcg.pcg_next(self.state))
 
     def bounded(self, bound: int) -> int:
         if not 1 <= bound < 2**32:
             raise ValueError(f"bound must be in [1, 2^32), got {bound}")
-        return int(pcg.pcg_bounded(self.state, bound))
+        return int(self._pcg.pcg_bounded(self.state, bound))

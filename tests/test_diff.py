@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from minegen.errors import MinegenError
+from pipeline.analysis.compare import RunDiff
 from pipeline.jobs import diff
 from pipeline.reports import diff_page as diff_render
 from pipeline.jobs.audit import run_audit
@@ -78,7 +79,7 @@ def runs(tmp_path_factory):
     return made
 
 
-def compare(runs, a, b, **kw) -> diff.RunDiff:
+def compare(runs, a, b, **kw) -> RunDiff:
     return diff.diff_runs(str(runs[a]), str(runs[b]), runs["out"], **kw)
 
 

@@ -1,16 +1,20 @@
-"""The finishing pass over a run's row shards: validate, digest, aggregate, write records.
+"""The finishing pass over a run's rows: validate, digest, aggregate, write records.
 
-Rows are read back one at a time in position order (key order) and grouped into batches
-of whole rows (about ``BATCH_BOARDS`` boards). Per batch: the Pandera model of the record
-validates it; the records digest and ``records.parquet`` (one file, one row group per
-batch) are extended; the generator's aggregations run over the batch grouped by row
-position, and its side tables over the batch. The client's memory is bounded by a batch,
-never by the run.
+Rows are fed in position order (key order), each once, and grouped into batches of whole
+rows (about ``BATCH_BOARDS`` boards). Per batch: the Pandera model of the record validates
+it; the records digest and ``records.parquet`` (one file, one row group per batch) are
+extended; the generator's aggregations run over the batch grouped by row position, and
+its side tables over the batch. The memory held is one batch, never the run.
+
+``InOrder`` feeds a ``Collector`` while a run is still going: rows arrive in any order
+(as the graph finishes them), are fed as soon as every earlier row is in, and rows that
+wait too long are dropped from memory and read back from their shard when their turn
+comes. So the finishing pass overlaps the fan-out instead of following it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,55 +35,106 @@ class Collected:
     boards: int = 0
 
 
-def _aggregate(gen, batch: pl.DataFrame) -> pl.DataFrame:
-    return (batch.lazy().group_by(ROW, maintain_order=True)
-            .agg(*(pl.first(k) for k in gen.key_fields), *gen.aggregations())
-            .collect())
+class Collector:
+    def __init__(self, gen, records_path: Path | None, batch_boards: int = BATCH_BOARDS):
+        self.gen = gen
+        self.fields = tuple(gen.record)
+        self.records_path = records_path
+        self.batch_boards = batch_boards
+        self._digest = records.RecordsDigest(self.fields)
+        self._aggs: list[pl.DataFrame] = []
+        self._side: dict[str, list[pl.DataFrame]] = {}
+        self._writer: pq.ParquetWriter | None = None
+        self._pending: list[pl.DataFrame] = []
+        self._pending_boards = 0
+        self.boards = 0
+
+    def feed(self, position: int, frame: pl.DataFrame) -> None:
+        self._pending.append(frame.with_columns(pl.lit(position, pl.Int64).alias(ROW)))
+        self._pending_boards += frame.height
+        self.boards += frame.height
+        if self._pending_boards >= self.batch_boards:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        batch = pl.concat(self._pending)
+        self._pending, self._pending_boards = [], 0
+        plain = batch.drop(ROW)
+        records.validate(self.fields, plain)
+        self._digest.update(plain)
+        if self.records_path is not None:
+            table = plain.to_arrow()
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.records_path, table.schema,
+                                                compression="zstd")
+            self._writer.write_table(table)
+        self._aggs.append(batch.lazy().group_by(ROW, maintain_order=True)
+                          .agg(*(pl.first(k) for k in self.gen.key_fields),
+                               *self.gen.aggregations()).collect())
+        for name, lf in self.gen.side_tables(plain.lazy()).items():
+            self._side.setdefault(name, []).append(lf.collect())
+
+    def finish(self) -> Collected:
+        try:
+            self._flush()
+            if self.records_path is not None and self._writer is None:
+                records.empty(self.fields).write_parquet(self.records_path)  # no rows at all
+        finally:
+            if self._writer is not None:
+                self._writer.close()
+        rows = pl.concat(self._aggs) if self._aggs else pl.DataFrame()
+        return Collected(rows, {k: pl.concat(v) for k, v in self._side.items()},
+                         self._digest.hexdigest(), self.boards)
 
 
 def collect(gen, frames: Iterable[tuple[int, pl.DataFrame]], records_path: Path | None,
             batch_boards: int = BATCH_BOARDS) -> Collected:
     """``frames``: (position, that row's records) in position order."""
-    fields = tuple(gen.record)
-    digest = records.RecordsDigest(fields)
-    aggs: list[pl.DataFrame] = []
-    side: dict[str, list[pl.DataFrame]] = {}
-    writer: pq.ParquetWriter | None = None
-    boards = 0
-    pending: list[pl.DataFrame] = []
-    pending_boards = 0
+    c = Collector(gen, records_path, batch_boards)
+    for pos, frame in frames:
+        c.feed(pos, frame)
+    return c.finish()
 
-    def flush() -> None:
-        nonlocal writer, pending, pending_boards
-        if not pending:
-            return
-        batch = pl.concat(pending)
-        plain = batch.drop(ROW)
-        records.validate(fields, plain)
-        digest.update(plain)
-        if records_path is not None:
-            table = plain.to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(records_path, table.schema, compression="zstd")
-            writer.write_table(table)
-        aggs.append(_aggregate(gen, batch))
-        for name, lf in gen.side_tables(plain.lazy()).items():
-            side.setdefault(name, []).append(lf.collect())
-        pending, pending_boards = [], 0
 
-    try:
-        for pos, frame in frames:
-            pending.append(frame.with_columns(pl.lit(pos, pl.Int64).alias(ROW)))
-            pending_boards += frame.height
-            boards += frame.height
-            if pending_boards >= batch_boards:
-                flush()
-        flush()
-        if records_path is not None and writer is None:  # no rows: an empty, typed file
-            records.empty(fields).write_parquet(records_path)
-    finally:
-        if writer is not None:
-            writer.close()
-    rows = pl.concat(aggs) if aggs else pl.DataFrame()
-    return Collected(rows, {k: pl.concat(v) for k, v in side.items()}, digest.hexdigest(),
-                     boards)
+class InOrder:
+    """Feed ``collector`` rows 0..n-1 in order while they arrive in any order.
+
+    ``arrived(pos, frame)``: a row is done (its shard is saved). Waiting rows are held in
+    memory up to ``hold_boards`` boards; beyond that a row is dropped and ``read(pos)``
+    fetches it again when its turn comes. ``ready(pos)`` rows (done before this run, e.g.
+    a resume) are read when their turn comes. ``drain()`` feeds whatever is left.
+    """
+
+    def __init__(self, collector: Collector, n_rows: int, read: Callable[[int], pl.DataFrame],
+                 ready: Iterable[int] = (), hold_boards: int = 2 * BATCH_BOARDS):
+        self.collector, self.n_rows, self.read = collector, n_rows, read
+        self.hold_boards = hold_boards
+        self._done = set(ready)
+        self._held: dict[int, pl.DataFrame] = {}
+        self._held_boards = 0
+        self.next = 0
+        self._advance()
+
+    def arrived(self, position: int, frame: pl.DataFrame) -> None:
+        self._done.add(position)
+        if position == self.next or self._held_boards + frame.height <= self.hold_boards:
+            self._held[position] = frame
+            self._held_boards += frame.height
+        self._advance()
+
+    def _advance(self) -> None:
+        while self.next < self.n_rows and self.next in self._done:
+            frame = self._held.pop(self.next, None)
+            if frame is None:
+                frame = self.read(self.next)
+            else:
+                self._held_boards -= frame.height
+            self.collector.feed(self.next, frame)
+            self.next += 1
+
+    def drain(self) -> Collected:
+        self._done.update(range(self.next, self.n_rows))  # every row is on disk by now
+        self._advance()
+        return self.collector.finish()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import polars as pl
 
 from ..store.shards import ShardStore
 from .graph import Progress, run_rows
@@ -31,17 +33,25 @@ class Execution:
 @contextlib.contextmanager
 def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: int,
             seeds_per_task: int | None, store: ShardStore, expects: list[dict],
-            progress: bool | None = None, what: str = "audit") -> Iterator[Execution]:
+            progress: bool | None = None, what: str = "audit",
+            then: Callable[[int, pl.DataFrame], None] | None = None) -> Iterator[Execution]:
     """Generate the rows at positions ``todo``; on entering the body every row of
-    ``plans`` has a shard. The cluster closes on a side thread during the body."""
+    ``plans`` has a shard. ``then(position, frame)`` runs after each row's shard is saved
+    (a job's finishing pass overlaps the fan-out there). The cluster closes on a side
+    thread during the body."""
     if not todo:
         yield Execution("(not started: every row was already done)", 0, [])
         return
+
+    def done(i: int, frame: pl.DataFrame) -> None:
+        store.save(todo[i], expects[todo[i]], frame)
+        if then is not None:
+            then(todo[i], frame)
+
     with session(spec, warm=functools.partial(warm, gen)) as s:
         workers = s.workers
-        timings = run_rows(
-            s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
-            on_row=lambda i, frame: store.save(todo[i], expects[todo[i]], frame),
-            progress=Progress(len(todo), n * len(todo), progress, what))
+        timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
+                           on_row=done,
+                           progress=Progress(len(todo), n * len(todo), progress, what))
         s.close_soon()
         yield Execution(s.description, workers, list(todo), {**s.timings, **timings})

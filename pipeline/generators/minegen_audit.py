@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from minegen.batch import generate_block, warm_up
 from minegen.errors import MinegenError
 from minegen.plan import RowPlan, plan_row
 from minegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
@@ -108,10 +107,16 @@ class MinegenAudit:
         }
 
     # --------------------------------------------------------------------- records
+    # The kernels (numba) are imported where boards are made, on the workers: the client
+    # process never needs them (it stays ~100 MB lighter).
     def block(self, plan: RowPlan, first: int, count: int) -> dict[str, np.ndarray]:
+        from minegen.batch import generate_block
+
         return generate_block(plan, first, count)
 
     def warm(self) -> None:
+        from minegen.batch import warm_up
+
         warm_up()
 
     # -------------------------------------------------------------------- analysis

@@ -18,7 +18,7 @@ import polars as pl
 from minegen.errors import MinegenError
 
 from ..analysis import lines as L
-from ..analysis.collect import ROW, collect
+from ..analysis.collect import ROW, Collector, InOrder
 from ..engine.run import execute
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, RunError
 from ..generator import load_generator
@@ -97,11 +97,16 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
     t0 = time.perf_counter()
     try:
-        with execute(gen, opts.cluster(scratch=str(store.folder / "scratch")), plans, todo,
-                     opts.n, opts.seeds_per_task, store, expects, progress) as ex:
-            t1 = time.perf_counter()
-            result = _finish(gen, catalog, store, plans, keys, vdir, run_id, manifest, ex,
-                             t_start, timings={"setup": round(t0 - t_start, 3),
+        with runs.run_folder(vdir, run_id) as tmp:
+            # the finishing pass runs as rows arrive, in key order (analysis.collect)
+            feeder = InOrder(Collector(gen, tmp / "records.parquet"), len(plans), store.read,
+                             ready=reused)
+            with execute(gen, opts.cluster(scratch=str(store.folder / "scratch")), plans,
+                         todo, opts.n, opts.seeds_per_task, store, expects, progress,
+                         then=feeder.arrived) as ex:
+                t1 = time.perf_counter()
+                result = _finish(gen, catalog, feeder.drain(), tmp, vdir / run_id, manifest,
+                                 ex, t_start, {"setup": round(t0 - t_start, 3),
                                                "generate": round(t1 - t0, 3)})
     except RunError as e:
         raise RunError(f"{e}\n{resume_hint(run_id, opts.out)}") from e
@@ -109,40 +114,38 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     return result
 
 
-def _finish(gen, catalog, store, plans, keys, vdir, run_id, manifest, ex, t_start,
-            timings) -> AuditResult:
+def _finish(gen, catalog, got, tmp: Path, run_dir: Path, manifest: dict, ex, t_start: float,
+            timings: dict) -> AuditResult:
+    """Lines, tables and reports of a collected run, written into ``tmp`` (the run folder
+    before its atomic rename)."""
     t2 = time.perf_counter()
-    positions = list(range(len(plans)))
-    with runs.run_folder(vdir, run_id) as tmp:
-        got = collect(gen, store.rows(positions), tmp / "records.parquet")
-        rows = gen.row_columns(got.rows.drop(ROW), catalog)
-        results, failures = L.evaluate(rows, gen.lines, gen.key_fields)
-        exit_code = EXIT_ASSERTION_FAILED if L.hard_failures(results) else EXIT_OK
-        tables = {name: lf for name, lf in got.side.items()}
-        tables.update(gen.run_tables(rows, catalog))
-        t3 = time.perf_counter()
-        manifest.update({
-            "scheduler": ex.scheduler, "workers": ex.workers, "exit_code": exit_code,
-            "records_sha256": got.records_sha256, "boards": got.boards,
-            "timings_s": {**timings, **ex.timings, "collect": round(t3 - t2, 3)},
-        })
-        rows.write_parquet(tmp / "aggregates.parquet")
-        rows.write_csv(tmp / "aggregates.csv")
-        for name, frame in tables.items():
-            frame.write_csv(tmp / f"{name}.csv")
-        (tmp / "assertions.json").write_text(runs.to_json({
-            "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
-            "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
-        doc = AuditDoc(manifest, rows.to_dicts(), results, gen.lines, gen.key_fields,
-                       gen.label, tables, gen.summary_notes(rows))
-        sections = gen.report_sections(doc)
-        manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows
-        (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")
-        (tmp / "report.html").write_text(audit_page.html(doc, sections), encoding="utf-8")
-        manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
-        manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
-        (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")
-    return AuditResult(exit_code, vdir / run_id, manifest, rows, results, gen)
+    rows = gen.row_columns(got.rows.drop(ROW), catalog)
+    results, failures = L.evaluate(rows, gen.lines, gen.key_fields)
+    exit_code = EXIT_ASSERTION_FAILED if L.hard_failures(results) else EXIT_OK
+    tables = {**got.side, **gen.run_tables(rows, catalog)}
+    t3 = time.perf_counter()
+    manifest.update({
+        "scheduler": ex.scheduler, "workers": ex.workers, "exit_code": exit_code,
+        "records_sha256": got.records_sha256, "boards": got.boards,
+        "timings_s": {**timings, **ex.timings, "finish": round(t3 - t2, 3)},
+    })
+    rows.write_parquet(tmp / "aggregates.parquet")
+    rows.write_csv(tmp / "aggregates.csv")
+    for name, frame in tables.items():
+        frame.write_csv(tmp / f"{name}.csv")
+    (tmp / "assertions.json").write_text(runs.to_json({
+        "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
+        "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
+    doc = AuditDoc(manifest, rows.to_dicts(), results, gen.lines, gen.key_fields, gen.label,
+                   tables, gen.summary_notes(rows))
+    sections = gen.report_sections(doc)
+    manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
+    (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")
+    (tmp / "report.html").write_text(audit_page.html(doc, sections), encoding="utf-8")
+    manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
+    manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
+    (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")
+    return AuditResult(exit_code, run_dir, manifest, rows, results, gen)
 
 
 def resume_hint(run_id: str, out: str) -> str:

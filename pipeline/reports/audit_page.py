@@ -96,13 +96,13 @@ def _lines(doc: AuditDoc) -> Section:
     sec = Section("assertions", "Lines")
     summary = []
     for ln in doc.lines:
-        mine = [r for r in doc.results if r["line"] == ln.name]
-        n_fail = sum(r["passed"] is False for r in mine)
+        of_line = [r for r in doc.results if r["line"] == ln.name]
+        n_fail = sum(r["passed"] is False for r in of_line)
         summary.append([Cell(ln.name), Cell("hard" if ln.hard else "advisory"),
                         Cell(ln.requirement), Cell(ln.applies),
-                        Cell(str(sum(r["passed"] is True for r in mine))),
+                        Cell(str(sum(r["passed"] is True for r in of_line))),
                         Cell(str(n_fail), (FAIL if ln.hard else WARN) if n_fail else None),
-                        Cell(str(sum(not r["applies"] for r in mine))), Cell(ln.meaning)])
+                        Cell(str(sum(not r["applies"] for r in of_line))), Cell(ln.meaning)])
     sec.blocks.append(Table(["line", "kind", "requirement", "applies to", "rows passed",
                              "rows failed", "rows n/a", "meaning"], summary))
     by_key = {(r["line"], doc.key(r)): r for r in doc.results}

@@ -1,4 +1,4 @@
-"""The human output of ``minegen diff`` (``jobs.diff``): Markdown and one self-contained
+"""The human output of ``minegen diff`` (``analysis.compare``): Markdown and one self-contained
 HTML page, both printed from one document so they say the same thing.
 
 Built on the report toolkit (``reports.document``, ``reports.render``): every string that
@@ -12,9 +12,9 @@ per-row change sentences, line flips, run facts. Changes read as B - A.
 
 from __future__ import annotations
 
-from ..jobs.diff import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
-from ..jobs.diff import FAIL as S_FAIL  # line statuses
-from ..jobs.diff import PASS as S_PASS
+from ..analysis.compare import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
+from ..analysis.compare import FAIL as S_FAIL  # line statuses
+from ..analysis.compare import PASS as S_PASS
 from . import render
 from .document import BETTER, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
 from .document import exact as _val
@@ -168,8 +168,8 @@ def _document(d: RunDiff) -> tuple[str, list[Section]]:
     listed = [r for r in d.rows if r.changed or r.presence != BOTH]
     matrix = Section("matrix", "Row-by-row matrix (B - A)")
     matrix.blocks.append(Para("Listed: rows that changed and rows present in one run only. "
-                              "Snapshot = the row's table values (width, height, density, "
-                              "target, fog) and N; '=' = identical stored value."))
+                              "Snapshot = the row's table values and N; '=' = identical "
+                              "stored value."))
     if listed:
         matrix.blocks.append(Table(
             [*d.gen.key_fields, "row", "snapshot / N (A → B)"]

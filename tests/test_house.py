@@ -1,0 +1,208 @@
+"""The shape of the house: layers and their seams, declarations used once, the atomic
+writer, the records model and the streamed digest (no cluster here)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from minegen.fields import markdown_table
+from minegen.record import RECORD
+from pipeline.analysis import records
+from pipeline.analysis.lines import Line, evaluate, hard_failures
+from pipeline.generators.minegen_audit import GENERATOR
+from pipeline.store import atomic
+
+REPO = Path(__file__).resolve().parent.parent
+GENERIC = ("engine", "store", "analysis", "reports")
+# Minesweeper words that must not appear in the generic layers (code, not prose about it)
+GAME_WORDS = re.compile(r"\b(mines?|fog\w*|inferab\w*|level_index|node_depth|sigma|"
+                        r"board_gen|solver\w*|BoardGen\w*|RowPlan|Tables)\b")
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((REPO / package).rglob("*.py"))
+
+
+def imports(path: Path) -> set[str]:
+    """Absolute module names imported by a file (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pkg = ".".join(path.relative_to(REPO).with_suffix("").parts[:-1])
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out |= {f"{mod}.{a.name}" for a in node.names}
+    return out
+
+
+def test_generic_layers_name_no_game_concept():
+    hits = []
+    for layer in GENERIC:
+        for path in modules(f"pipeline/{layer}"):
+            code = "\n".join(line.split("#")[0] for line in path.read_text().splitlines())
+            code = re.sub(r'"""[\s\S]*?"""', "", code)  # docstrings may give examples
+            hits += [f"{path.relative_to(REPO)}: {m.group(0)}" for m in GAME_WORDS.finditer(code)]
+            hits += [f"{path.relative_to(REPO)} imports {m}" for m in imports(path)
+                     if m.startswith(("minegen.", "pipeline.generators", "pipeline.jobs"))
+                     and not m.startswith(("minegen.errors", "minegen.fields"))]
+    assert hits == []
+
+
+def test_the_generator_library_imports_nothing_of_the_audit():
+    bad = [f"{p.relative_to(REPO)}: {m}" for p in modules("minegen") for m in imports(p)
+           if m.split(".")[0] in ("pipeline", "dask", "distributed", "pandera")]
+    assert bad == []
+
+
+def test_small_rooms_and_no_import_cycle():
+    files = modules("minegen") + modules("pipeline")
+    long = [f"{p.relative_to(REPO)}: {len(p.read_text().splitlines())}" for p in files
+            if len(p.read_text().splitlines()) > 420]
+    assert long == []
+    name = {p: ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+            for p in files}
+    graph = {name[p]: {m for m in imports(p) if m in name.values() and m != name[p]}
+             for p in files}
+    state: dict[str, int] = {}
+
+    def visit(n: str, trail: list[str]) -> None:  # depth-first: 1 = on the trail, 2 = done
+        if state.get(n) == 1:
+            raise AssertionError("import cycle: " + " -> ".join(trail + [n]))
+        if state.get(n) == 2:
+            return
+        state[n] = 1
+        for m in sorted(graph[n]):
+            if not m.startswith(n + "."):  # a package importing its own submodule
+                visit(m, trail + [n])
+        state[n] = 2
+
+    for n in sorted(graph):
+        visit(n, [])
+
+
+def test_the_client_never_loads_the_kernels():
+    code = ("import sys, pipeline.jobs.audit, pipeline.generators.minegen_audit, "
+            "pipeline.jobs.sweep, pipeline.jobs.diff; print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_commands_and_generators_are_entry_points():
+    cmds = {ep.name: ep.value for ep in metadata.entry_points(group="minegen.commands")}
+    assert set(cmds) == {"audit", "diff", "sweep"}
+    gens = {ep.name for ep in metadata.entry_points(group="minegen.generators")}
+    assert "minegen" in gens
+    cli_src = (REPO / "minegen" / "cli.py").read_text()
+    assert "pipeline" not in cli_src.split('"""', 2)[2]  # discovered, not named
+
+
+def test_a_broken_command_import_fails_loudly(monkeypatch):
+    import minegen.cli as cli
+
+    broken = metadata.EntryPoint("audit", "pipeline.no_such_module:add", "minegen.commands")
+    monkeypatch.setattr(metadata, "entry_points", lambda group=None: [broken])
+    with pytest.raises(ModuleNotFoundError, match="pipeline.no_such_module"):
+        cli.build_parser()
+
+
+def test_record_docs_are_the_declaration():
+    text = (REPO / "docs" / "record.md").read_text(encoding="utf-8")
+    assert markdown_table(RECORD) in text
+    assert [f.name for f in RECORD] == list(records.polars_schema(RECORD))
+
+
+def test_records_model_rejects_what_the_declaration_forbids():
+    from minegen.plan import RowPlan
+    from minegen.table_model import BoardGenRow
+
+    row = BoardGenRow(1, 0, 10, 10, 0.1, 0.9, "single_subset", 1, 2, 0, 0.0,
+                      frozenset({"d"}))
+    good = records.to_frame(RECORD, GENERATOR.block(RowPlan(1, 0, row, (), 1), 0, 16))
+    records.validate(RECORD, good)  # a real block passes
+    bad = good.with_columns(pl.when(pl.col("seed_index") == 3).then(1.5)
+                            .otherwise(pl.col("inferability")).alias("inferability"),
+                            pl.lit("bogus").alias("exit"))
+    with pytest.raises(records.RecordsError) as err:
+        records.validate(RECORD, bad)
+    assert "inferability" in str(err.value) and "exit" in str(err.value)
+    with pytest.raises(records.RecordsError):  # a missing column is not a record either
+        records.validate(RECORD, good.drop("safe"))
+
+
+@pytest.mark.parametrize("cuts", [(), (1,), (5, 6, 30), (0, 64)])
+def test_streamed_digest_equals_the_whole_frame_digest(cuts):
+    from minegen.plan import RowPlan
+    from minegen.table_model import BoardGenRow
+
+    row = BoardGenRow(1, 0, 12, 12, 0.15, 0.9, "single_subset", 1, 4, 0, 0.0,
+                      frozenset({"d"}))
+    whole = records.to_frame(RECORD, GENERATOR.block(RowPlan(1, 0, row, (), 1), 0, 64))
+    want = hashlib.sha256(whole.write_csv().encode()).hexdigest()  # the definition
+    edges = [0, *cuts, 64]
+    parts = [whole.slice(a, b - a) for a, b in zip(edges, edges[1:])]
+    assert records.digest(RECORD, parts) == want
+
+
+def test_lines_judge_hard_and_advisory():
+    lines = (Line("H", "x", ">=", 0.5, True, "x share"), Line("W", "y", "==", 0, False, "y"))
+    frame = pl.DataFrame({"k": [1, 2, 3], "x": [0.6, 0.4, None], "y": [0, 1, 0]})
+    # (evaluate itself checks that Pandera warned for W: it raises if the two disagree)
+    results, failures = evaluate(frame, lines, ("k",))
+    got = {(r["line"], r["k"]): r["passed"] for r in results}
+    assert got == {("H", 1): True, ("H", 2): False, ("H", 3): None,
+                   ("W", 1): True, ("W", 2): False, ("W", 3): True}
+    assert [(r["line"], r["k"]) for r in hard_failures(results)] == [("H", 2)]
+    assert failures.select("column", "k").rows() == [("x", 2)]
+
+
+def test_atomic_folder_leaves_nothing_on_failure(tmp_path):
+    with pytest.raises(RuntimeError):
+        with atomic.folder(tmp_path / "run") as tmp:
+            (tmp / "half.txt").write_text("x")
+            raise RuntimeError("crash")
+    assert list(tmp_path.iterdir()) == []
+    with atomic.folder(tmp_path / "run") as tmp:
+        (tmp / "whole.txt").write_text("y")
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+    assert (tmp_path / "run" / "whole.txt").read_text() == "y"
+
+
+def test_atomic_file_replaces_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "LATEST"
+    atomic.write_text(target, "a\n")
+    atomic.write_text(target, "b\n")
+    with pytest.raises(ValueError):
+        atomic.write_file(target, lambda p: (p.write_text("c"), (_ for _ in ()).throw(
+            ValueError("fail"))))
+    assert target.read_text() == "b\n" and [p.name for p in tmp_path.iterdir()] == ["LATEST"]
+
+
+def test_block_columns_follow_the_declared_dtypes():
+    from minegen.plan import RowPlan
+    from minegen.table_model import BoardGenRow
+
+    row = BoardGenRow(1, 0, 10, 10, 0.1, 0.9, "single_subset", 1, 1, 0, 0.0, frozenset({"d"}))
+    cols = GENERATOR.block(RowPlan(1, 0, row, (), 1), 0, 4)
+    kinds = {"int64": np.integer, "uint64": np.unsignedinteger, "float64": np.floating,
+             "bool": np.bool_}
+    for f in RECORD:
+        if f.dtype in kinds:
+            assert np.issubdtype(np.asarray(cols[f.name]).dtype, kinds[f.dtype]), f.name
