@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
+from .options import DEFAULT_N, DEFAULT_OUT
 
 EXIT_HELP = f"""exit codes:
   {EXIT_OK}  every hard line holds
@@ -70,12 +71,12 @@ def add_audit(sub, command) -> None:
         epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--generator", default=None, help=GENERATOR_HELP)
     a.add_argument("--tables", default=None, help="table root (default: the generator's)")
-    a.add_argument("--n", type=int, default=None, help="boards per row (default 256)")
+    a.add_argument("--n", type=int, default=None, help=f"boards per row (default {DEFAULT_N})")
     a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4")
     a.add_argument("--profile", default=None, help="configs/NAME.toml ([audit] options)")
     _cluster_options(a)
     a.add_argument("--dry-run", action="store_true", help="with --slurm: print the job script")
-    a.add_argument("--out", default=None, help="output root (default: reports)")
+    a.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
     a.add_argument("--resume", default=None, metavar="RUN",
                    help="complete an interrupted run (its run id or .partial-* folder), "
                         "reusing the rows it already finished")
@@ -90,8 +91,8 @@ def add_diff(sub, command) -> None:
                     "different metric_version are refused unless --allow-cross-version.")
     d.add_argument("run_a", help="run folder or run id (looked up under --out)")
     d.add_argument("run_b", help="run folder or run id (looked up under --out)")
-    d.add_argument("--out", default="reports", help="output root to look runs up in and to "
-                   "write the HTML page under (default: reports)")
+    d.add_argument("--out", default=DEFAULT_OUT, help="output root to look runs up in and "
+                   f"to write the HTML page under (default: {DEFAULT_OUT})")
     d.add_argument("--allow-cross-version", action="store_true",
                    help="compare runs of different metric_version (every output says so)")
     d.set_defaults(func=command(cmd_diff))
@@ -109,7 +110,8 @@ def add_sweep(sub, command) -> None:
     w.add_argument("--vary", required=True, metavar="FIELD=START:STOP:STEP",
                    help="e.g. mine_density=0.10:0.20:0.02 (STOP included when on the grid)")
     w.add_argument("--tables", default=None, help="table root (default: the generator's)")
-    w.add_argument("--n", type=int, default=256, help="boards per value (default 256)")
+    w.add_argument("--n", type=int, default=DEFAULT_N,
+                   help=f"boards per value (default {DEFAULT_N})")
     _cluster_options(w)
-    w.add_argument("--out", default="reports", help="output root (default: reports)")
+    w.add_argument("--out", default=DEFAULT_OUT, help=f"output root (default: {DEFAULT_OUT})")
     w.set_defaults(func=command(cmd_sweep))

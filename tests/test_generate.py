@@ -140,12 +140,24 @@ def test_structure_on_default_rows(default_tables, key):
 
 def test_level_2_rows_do_show_fog(default_tables):
     """A1 AC-10 (d), read per level: the level-2 reference row itself almost never fits a
-    region (SPEC §4 stage 2 note), so fog must show on the level's other rows."""
+    region (SPEC §4 stage 2 note), so fog must show on the level's other rows. Each board's
+    fog is the naive twin's (placed by the spec's rules in plain Python), region by region:
+    fogged exactly when a region was placed, and t cells per placed region."""
+    from naive import generate as twin
+
     fogged = 0
     for depth in (0, 2, 4, 6):
-        cols = generate_block(plan_row(default_tables, 2, depth), 0, 16)
+        plan = plan_row(default_tables, 2, depth)
+        cols = generate_block(plan, 0, 16)
+        t = plan.row.region_size
+        assert (cols["fog_cells"] == cols["fog_regions_achieved"] * t).all()
+        assert ((cols["fog_cells"] > 0) == (cols["fog_regions_achieved"] >= 1)).all()
+        for i in range(16):
+            want = twin(plan.row, plan.pool, int(cols["stream_seed"][i]))
+            assert (cols["fog_cells"][i], cols["fog_regions_achieved"][i]) == (
+                want["fog_cells"], want["fog_regions_achieved"]), (depth, i)
         fogged += int((cols["fog_cells"] > 0).sum())
-    assert fogged >= 1
+    assert fogged >= 1  # the comparison above covered boards with fog, not only empty ones
 
 
 def test_high_target_accepts_best(fixture_tables):

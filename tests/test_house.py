@@ -206,3 +206,32 @@ def test_block_columns_follow_the_declared_dtypes():
     for f in RECORD:
         if f.dtype in kinds:
             assert np.issubdtype(np.asarray(cols[f.name]).dtype, kinds[f.dtype]), f.name
+
+
+def test_in_order_feeding_holds_a_few_rows_and_rereads_the_rest():
+    from pipeline.analysis.collect import InOrder
+
+    class Recorder:  # stands in for the Collector: only the order matters here
+        def __init__(self):
+            self.fed = []
+
+        def feed(self, pos, frame):
+            self.fed.append((pos, frame.height))
+
+        def finish(self):
+            return self.fed
+
+    frames = {p: pl.DataFrame({"x": list(range(p + 1))}) for p in range(6)}
+    reads = []
+
+    def read(p):
+        reads.append(p)
+        return frames[p]
+
+    rec = Recorder()
+    feeder = InOrder(rec, 6, read, ready=[0], hold_boards=3)  # row 0 done before this run
+    for p in (2, 5, 1, 3):  # row 2 (3 boards) is held; row 5 (6 boards) is too big: dropped
+        feeder.arrived(p, frames[p])
+    assert rec.fed == [(0, 1), (1, 2), (2, 3), (3, 4)]  # fed as soon as contiguous
+    assert feeder.drain() == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]
+    assert reads == [0, 4, 5]  # the earlier run's row, the never-arrived row, the dropped one

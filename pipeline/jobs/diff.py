@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..analysis.compare import RunDiff, compare
 from ..generator import DEFAULT_GENERATOR, load_generator
+from ..options import DEFAULT_OUT
 from ..store import atomic
 from ..store.runs import load_run, resolve_run
 
@@ -41,7 +42,7 @@ def write_html(d: RunDiff, out: str | os.PathLike) -> Path:
     return atomic.write_text(final, diff_page.html(d))
 
 
-def diff_runs(run_a: str, run_b: str, out: str | os.PathLike = "reports",
+def diff_runs(run_a: str, run_b: str, out: str | os.PathLike = DEFAULT_OUT,
               allow_cross_version: bool = False) -> RunDiff:
     """Resolve, load and compare two runs (see ``resolve_run`` and ``compare``)."""
     paths = resolve_run(run_a, out), resolve_run(run_b, out)

@@ -43,7 +43,7 @@ from ..analysis.collect import ROW, collect
 from ..engine.run import execute
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK
 from ..generator import load_generator
-from ..options import AuditOptions, check, slurm_options
+from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
 from .audit import check_n
@@ -131,12 +131,12 @@ class SweepOptions:
     vary: Vary
     generator: str | None = None
     tables: str | None = None
-    n: int = 256
+    n: int = DEFAULT_N
     scheduler: str | None = None
     workers: int | None = None
     slurm: dict = field(default_factory=dict)
     seeds_per_task: int | None = None
-    out: str = "reports"
+    out: str = DEFAULT_OUT
 
     def audit_options(self) -> AuditOptions:
         """The same cluster options ``minegen audit`` takes (and checks)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..analysis.lines import NEGATE, Line, fmt_threshold
+from ..analysis.lines import NEGATE, Line, advisory_warnings, fmt_threshold, hard_failures
 from . import render
 from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, facts_sections, num
 
@@ -46,7 +46,7 @@ class AuditDoc:
 
     @property
     def hard_failures(self) -> list[dict]:
-        return [r for r in self.results if r["hard"] and r["passed"] is False]
+        return hard_failures(self.results)
 
     @property
     def ok(self) -> bool:
@@ -80,8 +80,8 @@ def _verdict(doc: AuditDoc) -> Section:
     advisory = []
     for ln in doc.lines:
         if not ln.hard:
-            warned = [doc.row_label(r) for r in doc.results
-                      if r["line"] == ln.name and r["passed"] is False]
+            warned = [doc.row_label(r) for r in advisory_warnings(doc.results)
+                      if r["line"] == ln.name]
             if warned:
                 advisory.append(f"{ln.name} ({ln.meaning}) warns on {', '.join(warned)}")
     advisory += doc.notes

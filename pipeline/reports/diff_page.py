@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..analysis.compare import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
 from ..analysis.compare import FAIL as S_FAIL  # line statuses
 from ..analysis.compare import PASS as S_PASS
+from ..analysis.lines import advisory_warnings, hard_failures
 from . import render
 from .document import BETTER, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
 from .document import exact as _val
@@ -70,9 +71,9 @@ def _describe(d: RunDiff, row: dict) -> str:
 
 def _verdict_of(d: RunDiff, r: RowDiff) -> str:
     run = d.a if r.presence == ONLY_A else d.b
-    results = run.results.get(r.key, {})
-    fails = [n for n, x in results.items() if x.get("hard") and x.get("passed") is False]
-    warns = [n for n, x in results.items() if not x.get("hard") and x.get("passed") is False]
+    results = list(run.results.get(r.key, {}).values())
+    fails = [x["line"] for x in hard_failures(results)]
+    warns = [x["line"] for x in advisory_warnings(results)]
     text = f"fails {', '.join(fails)}" if fails else "hard lines hold"
     return text + (f"; {', '.join(warns)} warns" if warns else "")
 
