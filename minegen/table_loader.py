@@ -78,7 +78,9 @@ def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None
     """Parse one TOML file; ``None`` (plus a "parse" diagnostic when required) if unusable."""
     path = root / name
     if not path.is_file():
-        if required:
+        if path.exists() or path.is_symlink():  # a folder, a FIFO, a device, a dead link
+            out.add("parse", name, rule=f"{path} exists but is not a regular file")
+        elif required:
             out.add("parse", name, rule=f"required file {name} is missing from {root}")
         return None
     try:
@@ -334,7 +336,7 @@ def load_tables(root: str | os.PathLike | None = None) -> Tables:
     sorted by key, variations by variant_id). Raises ``TableError`` carrying *all*
     diagnostics (errors and warnings) if any has severity "error".
     """
-    tables, diagnostics = _load(Path(root) if root is not None else DEFAULT_ROOT)
+    tables, diagnostics = _load(Path(root).resolve() if root is not None else DEFAULT_ROOT)
     if tables is None:
         raise TableError(diagnostics)
     return tables

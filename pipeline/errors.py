@@ -1,14 +1,49 @@
-"""Exit codes of ``minegen audit`` (said in --help and the README)."""
+"""Exit codes of the audit's commands (said in --help and the README), and their errors."""
+
+import errno
+import signal
 
 from minegen.errors import MinegenError
 
-EXIT_OK = 0  # every hard line (A, A'', A', B, B') holds
+EXIT_OK = 0  # every hard line holds
 EXIT_ASSERTION_FAILED = 1  # some hard line failed; the report is still written
-EXIT_BAD_INPUT = 2  # bad tables or options
+EXIT_BAD_INPUT = 2  # bad tables, options or output folder
 EXIT_RUN_FAILED = 3  # the run could not complete (cluster unreachable, work lost)
+EXIT_INTERRUPTED = 128  # + the signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM
 
 
 class RunError(MinegenError):
     """The audit could not complete; nothing half-written is left behind."""
 
     exit_code = EXIT_RUN_FAILED
+
+
+class OutputError(MinegenError):
+    """The output folder cannot take the run's files (full, read-only, gone): bad input,
+    exit 2; the rows already finished stay as shards for --resume."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a run (a BaseException, like KeyboardInterrupt,
+    so no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class RunInterrupted(MinegenError):
+    """A run stopped by a signal; its finished rows are kept for --resume."""
+
+    def __init__(self, signum: int, message: str):
+        super().__init__(message)
+        self.exit_code = EXIT_INTERRUPTED + signum
+
+
+def describe_os_error(e: OSError) -> str:
+    """An OSError about a file as a person reads it."""
+    why = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+           errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
+    return why.get(e.errno, e.strerror or str(e))

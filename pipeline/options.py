@@ -1,22 +1,33 @@
-"""Audit options: defaults < profile (configs/NAME.toml, section [audit]) < command-line flags.
+"""Run options: defaults < profile (configs/NAME.toml, section [audit]) < command-line flags.
 
-Every bad value is a MinegenError (exit 2) naming the option and the fix.
+Every bad value is a MinegenError (exit 2) naming the option and the fix: a profile value
+of the wrong type, an empty ``--rows``, a scheduler address Dask would not take, an output
+folder that cannot hold a run (a file, read-only, under /proc or /dev, no space left).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import tomllib
+import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minegen.errors import MinegenError
 
+from .errors import describe_os_error
 from .engine.session import ClusterSpec
 
 DEFAULT_N = 256
 DEFAULT_OUT = "reports"
-KNOWN_KEYS = {"generator", "tables", "n", "rows", "scheduler", "workers", "seeds_per_task",
-              "out", "slurm"}
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the project's own profiles
+# [audit] keys of a profile and the type each must have
+KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "generator": str, "tables": str, "n": int, "rows": (str, list), "scheduler": str,
+    "workers": int, "seeds_per_task": int, "out": str, "slurm": str,
+    "worker_timeout": (int, float)}
+_SCHEDULER = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?([^/\s:]+|\[[0-9a-fA-F:]+\]):(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -32,22 +43,54 @@ class AuditOptions:
     slurm: dict = field(default_factory=dict)
     profile: str | None = None
     resume: str | None = None  # run id or .partial-* folder of an interrupted run
+    worker_timeout: float | None = None  # None: the session's default for the cluster kind
 
     def cluster(self, scratch: str | None = None) -> ClusterSpec:
-        return ClusterSpec(scheduler=self.scheduler, workers=self.workers, slurm=self.slurm,
-                           scratch=scratch)
+        timeout = self.worker_timeout
+        if timeout is None and self.slurm:
+            timeout = self.slurm.get("worker_timeout")
+        return ClusterSpec(scheduler=scheduler_address(self.scheduler) if self.scheduler
+                           else None, workers=self.workers, slurm=self.slurm,
+                           scratch=scratch, worker_timeout=timeout)
 
 
 def parse_rows(text: str | list | None) -> tuple[str, ...]:
     """``--rows 1:0,2:4`` (or a profile's list) -> the typed rows; the generator parses
     each one (``Generator.parse_key``) when the job starts, before anything is written."""
-    if not text:
+    if text is None:
         return ()
     items = text if isinstance(text, list) else str(text).split(",")
-    return tuple(str(item).strip() for item in items)
+    rows = tuple(str(item).strip() for item in items)
+    if not rows or any(not r for r in rows):
+        raise MinegenError(f"--rows {text!r}: an empty row; give rows like 1:0,2:4 (or leave "
+                           "--rows out for every row)")
+    return rows
 
 
-def read_toml(path: str, what: str) -> dict:
+def scheduler_address(text: str) -> str:
+    """``host:port`` or ``tcp://host:port`` (as Dask takes them) -> a full address."""
+    m = _SCHEDULER.match(str(text).strip())
+    if not m:
+        raise MinegenError(f"--scheduler must look like HOST:PORT or tcp://HOST:PORT; "
+                           f"got {text!r}")
+    return text.strip() if m.group(1) else f"tcp://{text.strip()}"
+
+
+def find_profile(name: str, what: str = "--profile") -> Path:
+    """A profile path, or a bare name looked up as configs/NAME.toml (here, then the
+    project's own configs/)."""
+    p = Path(name)
+    if p.suffix == ".toml" or os.sep in name or p.exists():
+        return p
+    for base in (Path("configs"), CONFIGS):
+        if (base / f"{name}.toml").is_file():
+            return base / f"{name}.toml"
+    known = sorted(q.stem for q in CONFIGS.glob("*.toml"))
+    raise MinegenError(f"{what} {name}: no such profile; give a path or one of "
+                       f"{', '.join(known)}")
+
+
+def read_toml(path: str | Path, what: str) -> dict:
     p = Path(path)
     try:
         return tomllib.loads(p.read_text(encoding="utf-8"))
@@ -58,6 +101,7 @@ def read_toml(path: str, what: str) -> dict:
 
 
 def slurm_options(path: str) -> dict:
+    path = find_profile(path, "--slurm")
     doc = read_toml(path, "--slurm profile")
     section = doc.get("slurm")
     if not isinstance(section, dict) or not section:
@@ -66,21 +110,28 @@ def slurm_options(path: str) -> dict:
     return section
 
 
-def from_profile(path: str) -> AuditOptions:
+def from_profile(name: str) -> AuditOptions:
+    path = find_profile(name)
     doc = read_toml(path, "--profile")
     audit = doc.get("audit", {})
     if not isinstance(audit, dict):
         raise MinegenError(f"--profile {path}: [audit] must be a table")
-    unknown = set(audit) - KNOWN_KEYS
-    if unknown:
-        raise MinegenError(f"--profile {path}: unknown [audit] key(s) {sorted(unknown)}; "
-                           f"known: {sorted(KNOWN_KEYS)}")
-    opts = AuditOptions(profile=path)
+    problems = [f"unknown key {k!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
+                for k in sorted(set(audit) - set(KNOWN_KEYS))]
+    for key, value in audit.items():
+        want = KNOWN_KEYS.get(key)
+        if want is not None and (not isinstance(value, want) or isinstance(value, bool)):
+            names = " or ".join(t.__name__ for t in (want if isinstance(want, tuple)
+                                                     else (want,)))
+            problems.append(f"{key} must be {names}, got {value!r}")
+    if problems:
+        raise MinegenError(f"--profile {path} [audit]: " + "; ".join(problems))
+    opts = AuditOptions(profile=str(path))
     for key, value in audit.items():
         if key == "rows":
             value = parse_rows(value)
         elif key == "slurm":
-            value = slurm_options(str(value))
+            value = slurm_options(value)
         opts = replace(opts, **{key: value})
     if isinstance(doc.get("slurm"), dict) and not opts.slurm and not opts.scheduler:
         opts = replace(opts, slurm=doc["slurm"])
@@ -91,10 +142,11 @@ def merge(args) -> AuditOptions:
     """Profile (if any), then every flag the user gave on the command line.
 
     With --resume the run's own options (tables, n, rows, seeds per task) come from the
-    interrupted run; only where it runs (cluster flags) and --out may be given.
+    interrupted run; only where it runs (cluster flags), --generator and --out may be given.
     """
     if getattr(args, "resume", None):
-        clash = [f"--{k}" for k in ("tables", "n", "rows", "profile", "seeds_per_task")
+        clash = [f"--{k.replace('_', '-')}" for k in ("tables", "n", "rows", "profile",
+                                                       "seeds_per_task")
                  if getattr(args, k) is not None]
         if clash:
             raise MinegenError(f"--resume takes the run's own options; drop {', '.join(clash)}")
@@ -102,11 +154,13 @@ def merge(args) -> AuditOptions:
     if getattr(args, "resume", None):
         opts = replace(opts, resume=args.resume)
     flags = {
-        "generator": getattr(args, "generator", None), "tables": args.tables, "n": args.n, "scheduler": args.scheduler,
-        "workers": args.workers, "seeds_per_task": args.seeds_per_task, "out": args.out,
+        "generator": getattr(args, "generator", None), "tables": args.tables, "n": args.n,
+        "scheduler": args.scheduler, "workers": args.workers,
+        "seeds_per_task": args.seeds_per_task, "out": args.out,
+        "worker_timeout": getattr(args, "worker_timeout", None),
     }
     opts = replace(opts, **{k: v for k, v in flags.items() if v is not None})
-    if args.rows:
+    if args.rows is not None:
         opts = replace(opts, rows=parse_rows(args.rows))
     if args.slurm:
         opts = replace(opts, slurm=slurm_options(args.slurm))
@@ -123,12 +177,64 @@ def check(opts: AuditOptions) -> None:
     if opts.seeds_per_task is not None and (
             not isinstance(opts.seeds_per_task, int) or opts.seeds_per_task < 1):
         problems.append(f"seeds-per-task must be an int >= 1; got {opts.seeds_per_task!r}")
+    if opts.worker_timeout is not None and not (
+            isinstance(opts.worker_timeout, (int, float)) and opts.worker_timeout > 0):
+        problems.append(f"worker-timeout must be a number of seconds > 0; got "
+                        f"{opts.worker_timeout!r}")
     chosen = [x for x in (opts.scheduler, opts.slurm) if x]
     if len(chosen) > 1:
         problems.append("give at most one of --scheduler and --slurm")
     if opts.scheduler and opts.workers:
         problems.append("--workers sizes the embedded cluster; it cannot go with --scheduler")
-    if opts.scheduler and not str(opts.scheduler).startswith(("tcp://", "tls://", "inproc://")):
-        problems.append(f"--scheduler must look like tcp://HOST:PORT; got {opts.scheduler!r}")
+    if opts.scheduler:
+        try:
+            scheduler_address(opts.scheduler)
+        except MinegenError as e:
+            problems.append(str(e))
     if problems:
         raise MinegenError("bad audit options: " + "; ".join(problems))
+
+
+SYSTEM_TREES = ("/proc", "/sys", "/dev")
+
+
+def usable_out(out: str | os.PathLike) -> Path:
+    """Make sure ``out`` can hold runs: a folder (created if missing) outside /proc, /sys
+    and /dev, where a file can be written, fsynced and removed. Raises MinegenError
+    (exit 2) naming the reason; creates nothing when it fails."""
+    p = Path(out)
+    try:
+        resolved = p.resolve()
+    except (OSError, RuntimeError) as e:
+        raise MinegenError(f"--out {out}: not a usable output folder ({e})") from None
+    if any(str(resolved) == t or str(resolved).startswith(t + "/") for t in SYSTEM_TREES):
+        raise MinegenError(f"--out {out}: {resolved} is a system tree, not an output folder")
+    if resolved.exists() and not resolved.is_dir():
+        raise MinegenError(f"--out {out}: it is a file, not a folder")
+    existing = resolved
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise MinegenError(f"--out {out}: {existing} is a file, so no folder can be made "
+                           "under it")
+    made = []
+    try:
+        for d in reversed([resolved, *resolved.parents]):
+            if not d.exists():
+                d.mkdir()
+                made.append(d)
+        probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        with open(probe, "wb") as f:
+            f.write(b"\0" * 65536)
+            f.flush()
+            os.fsync(f.fileno())
+        probe.unlink()
+    except OSError as e:
+        for d in reversed(made):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise MinegenError(f"--out {out}: cannot write there ({describe_os_error(e)})") \
+            from None
+    return resolved

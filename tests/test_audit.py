@@ -94,7 +94,8 @@ def test_records_identical_across_workers_chunking_and_scheduler(baseline, tmp_p
 
 def test_report_folder(baseline):
     d = baseline.run_dir
-    assert d.parent.name == "metric_v1" and (d.parent / "LATEST").read_text().strip() == d.name
+    assert d.parent.name == "metric_v1"
+    assert not (d.parent / "LATEST").exists()  # a --rows subset never becomes LATEST
     for name in ("manifest.json", "records.parquet", "aggregates.parquet", "aggregates.csv",
                  "assertions.json", "report.md", "report.html", "shortfall.csv"):
         assert (d / name).is_file(), name
@@ -120,7 +121,22 @@ def test_second_run_gets_its_own_folder(baseline, tmp_path):
     out = baseline.run_dir.parent.parent
     again = run_audit(AuditOptions(out=str(out), n=4, rows=((1, 0),), workers=1), progress=False)
     assert again.run_dir != baseline.run_dir and baseline.run_dir.is_dir()
-    assert (again.run_dir.parent / "LATEST").read_text().strip() == again.run_dir.name
+
+
+def test_latest_names_the_newest_complete_full_table_run(tmp_path):
+    tables = str(FIXTURES / "monotone_drop")
+    full = run_audit(AuditOptions(tables=tables, n=4, workers=1, out=str(tmp_path)),
+                     progress=False)
+    latest = full.run_dir.parent / "LATEST"
+    assert latest.read_text().strip() == full.run_dir.name
+    subset = run_audit(AuditOptions(tables=tables, n=4, rows=("1:0",), workers=1,
+                                    out=str(tmp_path)), progress=False)
+    assert subset.manifest["full_table"] is False
+    assert latest.read_text().strip() == full.run_dir.name  # the subset did not move it
+    again = run_audit(AuditOptions(tables=tables, n=4, workers=1, out=str(tmp_path)),
+                      progress=False)
+    assert latest.read_text().strip() == again.run_dir.name
+    assert not list(latest.parent.glob(".LATEST*")) and not list(latest.parent.glob("*.tmp"))
 
 
 def test_hard_lines_fire_and_report_names_rows(tmp_path):
@@ -180,7 +196,8 @@ def cli(*args, env=None):
 
 
 @pytest.mark.parametrize("args", [["--n", "0"], ["--n", "5000"], ["--workers", "0"],
-                                  ["--scheduler", "localhost:1"], ["--rows", "1-0"],
+                                  ["--scheduler", "localhost"], ["--rows", ""],
+                                  ["--profile", "no_such_profile"], ["--rows", "1-0"],
                                   ["--rows", "9:0"], ["--profile", "configs/none.toml"],
                                   ["--tables", str(FIXTURES / "many_errors")]])
 def test_bad_input_exits_2(args, tmp_path):

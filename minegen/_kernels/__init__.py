@@ -1,11 +1,8 @@
 """Private numba kernels (STYLE 1): plain arrays and ints in, no Python objects, no exceptions
 for flow. The typed front door is ``minegen.generate`` / ``minegen.batch``.
 
-Cache keying: numba's on-disk cache checks only the source file of the function it
-compiles, not the jitted functions it calls, so an edit to ``solver.py`` would leave a stale
-``attempt.generate_boards`` in the cache. We therefore put the cache in a folder named by a
-digest of every kernel source (and codes.py): any edit selects a fresh folder. The base
-folder is $NUMBA_CACHE_DIR when set, else ``.numba_cache`` beside the package.
+Cache keying: a folder per digest of the kernel sources (``minegen.kernel_cache``, which
+also tells, without importing numba, whether this machine has compiled them yet).
 
 Compile settings: ``compiling()`` wraps the first call of an entry kernel (cold compile
 budget of issue 2, <= 5 s). Inside it LLVM runs at -O1 and Python's cyclic GC is paused
@@ -20,27 +17,15 @@ it the kernels run ~12 % slower for no compile gain.
 
 import contextlib
 import gc
-import hashlib
-import os
 import threading
-from pathlib import Path
 
 import numba
 from numba.core import config as _numba_config
 
-_HERE = Path(__file__).resolve().parent
+from .. import kernel_cache
 
 
-def _sources_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "codes.py"]:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-_base = os.environ.get("NUMBA_CACHE_DIR") or str(_HERE.parent.parent / ".numba_cache")
-numba.config.CACHE_DIR = os.path.join(_base, f"minegen-{_sources_digest()}")
+numba.config.CACHE_DIR = str(kernel_cache.cache_dir())  # a folder per kernel-source digest
 
 
 COMPILE_OPT = 1

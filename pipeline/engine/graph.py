@@ -10,6 +10,7 @@ blocks of rows still in flight, never the run. Rows are identified by their posi
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -21,8 +22,8 @@ import polars as pl
 from minegen.errors import DefectError
 
 from ..analysis.records import RecordsError
-from ..errors import RunError
-from .tasks import run_block
+from ..errors import OutputError, RunError, describe_os_error
+from .tasks import run_block_where
 
 TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, so safe)
 
@@ -65,16 +66,24 @@ class Progress:
             print(file=sys.stderr)
 
 
+POLL_S = 2.0  # how often a quiet fan-out checks that a scheduler and workers are there
+
+
 def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | None,
              on_row: Callable[[int, pl.DataFrame], None],
-             progress: Progress | None = None) -> dict[str, float]:
+             progress: Progress | None = None, worker_timeout: float = 60.0,
+             ran_on: set | None = None) -> dict[str, float]:
     """Generate n boards for each plan on ``client``; each finished row goes to ``on_row``
-    (sorted by the generator's index field). Returns {"fanout": seconds}.
+    (sorted by the generator's index field). Returns {"fanout": seconds}. ``ran_on``
+    (if given) receives the address of every worker that computed a block.
 
-    A generator defect or a records block that breaks the declared record is raised as
-    it is (loud); anything else that stops the graph is a RunError (exit 3).
+    Never waits for ever: with no worker for ``worker_timeout`` seconds, a scheduler that
+    stops answering, or a task lost with its workers past the scheduler's allowed
+    failures, it raises RunError (exit 3) saying what was lost; rows already handed to
+    ``on_row`` stay done. A generator defect or a block that breaks the declared record is
+    raised as it is (loud).
     """
-    from dask.distributed import as_completed
+    from dask.distributed import wait
 
     todo = blocks(len(plans), n, seeds_per_task)
     progress = progress or Progress(len(plans), n * len(plans))
@@ -83,24 +92,68 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
         left[b.position] = left.get(b.position, 0) + 1
     parts: dict[int, list[pl.DataFrame]] = {pos: [] for pos in left}
     t0 = time.perf_counter()
+    pending: dict = {}
     try:
-        futures = {client.submit(run_block, gen, plans[b.position], b.first, b.count,
+        pending = {client.submit(run_block_where, gen, plans[b.position], b.first, b.count,
                                  key=b.key(gen.name), pure=False, retries=TASK_RETRIES): b
                    for b in todo}
-        for fut in as_completed(futures):
-            b = futures.pop(fut)
-            parts[b.position].append(fut.result())
-            fut.release()
-            left[b.position] -= 1
-            done = left[b.position] == 0
-            if done:
-                row = pl.concat(parts.pop(b.position)).sort(gen.index_field)
-                on_row(b.position, row)
-            progress.advance(b.count, int(done))
-    except (RunError, DefectError, RecordsError):
+        no_worker_since = None
+        while pending:
+            try:
+                done = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            if not done:
+                no_worker_since = _check_health(client, no_worker_since, worker_timeout,
+                                                len(left) - len(parts))
+                continue
+            no_worker_since = None
+            for fut in done:
+                b = pending.pop(fut)
+                frame, where = fut.result()
+                fut.release()
+                if ran_on is not None:
+                    ran_on.add(where)
+                parts[b.position].append(frame)
+                left[b.position] -= 1
+                finished = left[b.position] == 0
+                if finished:
+                    row = pl.concat(parts.pop(b.position)).sort(gen.index_field)
+                    try:
+                        on_row(b.position, row)
+                    except OSError as e:  # the output folder, not the cluster
+                        raise OutputError(f"cannot write the finished row: "
+                                          f"{describe_os_error(e)} ({e.filename})") from e
+                progress.advance(b.count, int(finished))
+    except (RunError, OutputError, DefectError, RecordsError):
         raise  # a generator defect is loud, never "the run could not complete"
-    except Exception as e:
+    except BaseException as e:
+        with contextlib.suppress(Exception):
+            client.cancel(list(pending), force=True)  # stop what is queued, then report
+        if not isinstance(e, Exception):
+            raise  # an interrupt: the caller keeps the finished rows and says so
         raise RunError(f"the graph did not complete: {type(e).__name__}: {e}") from e
     finally:
         progress.close()
     return {"fanout": round(time.perf_counter() - t0, 3)}
+
+
+def _check_health(client, no_worker_since: float | None, worker_timeout: float,
+                  rows_done: int) -> float | None:
+    """During a quiet fan-out: raise RunError when the scheduler is gone or no worker has
+    been there for ``worker_timeout`` seconds; returns when the workers went missing."""
+    why = f"client status {client.status}"
+    try:  # a round trip only while connected: is the scheduler there, with how many workers
+        workers = len(client.nthreads()) if client.status == "running" else None
+    except Exception as e:  # the comm layer raises several types for a lost scheduler
+        workers, why = None, f"{type(e).__name__}: {e}"
+    if workers is None:
+        raise RunError(f"lost the Dask scheduler ({why}); {rows_done} row(s) finished")
+    if workers:
+        return None
+    now = time.monotonic()
+    since = no_worker_since or now
+    if now - since > worker_timeout:
+        raise RunError(f"no worker for {worker_timeout:g} s (all workers lost); "
+                       f"{rows_done} row(s) finished")
+    return since

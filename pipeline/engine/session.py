@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from ..errors import RunError
 
 CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
-WORKER_TIMEOUT_S = float(os.environ.get("MINEGEN_WORKER_TIMEOUT", "120"))
+# How long a run waits for its first worker (and, mid-run, for any worker at all) before
+# it gives up with exit 3: a local scheduler answers in seconds, a SLURM queue may not.
+WORKER_TIMEOUT_S = {"local": 60.0, "external": 60.0, "slurm": 600.0}
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,8 @@ class ClusterSpec:
     scheduler: str | None = None  # tcp://host:port of an existing cluster
     workers: int | None = None  # embedded LocalCluster size (default: CPU count)
     slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
-    scratch: str | None = None  # embedded workers' local directory (inside the output root)
+    scratch: str | None = None  # workers' local directory and SLURM job logs (inside --out)
+    worker_timeout: float | None = None  # None: WORKER_TIMEOUT_S of the kind
 
     @property
     def kind(self) -> str:
@@ -39,11 +42,25 @@ class ClusterSpec:
             return "slurm"
         return "local"
 
+    @property
+    def timeout(self) -> float:
+        return self.worker_timeout if self.worker_timeout is not None \
+            else WORKER_TIMEOUT_S[self.kind]
 
-def slurm_cluster(options: dict):
+
+SLURM_OWN_KEYS = ("jobs", "worker_timeout")  # profile keys that are not SLURMCluster's
+
+
+def slurm_cluster(options: dict, scratch: str | None = None):
+    """A SLURMCluster from a profile's [slurm] table; job logs and the workers' scratch go
+    under ``scratch`` (inside --out) unless the profile says where."""
     from dask_jobqueue import SLURMCluster
 
-    return SLURMCluster(**{k: v for k, v in options.items() if k != "jobs"})
+    kwargs = {k: v for k, v in options.items() if k not in SLURM_OWN_KEYS}
+    if scratch is not None:
+        kwargs.setdefault("log_directory", os.path.join(scratch, "slurm-logs"))
+        kwargs.setdefault("local_directory", os.path.join(scratch, "workers"))
+    return SLURMCluster(**kwargs)
 
 
 def slurm_job_script(options: dict) -> str:
@@ -64,6 +81,21 @@ class Session:
         self._cluster = cluster
         self._closer: threading.Thread | None = None
         self.timings: dict[str, float] = {}
+        self.timeout = WORKER_TIMEOUT_S["local"]
+
+    @property
+    def address(self) -> str:
+        return self.client.scheduler.address
+
+    @property
+    def dashboard(self) -> str | None:
+        """The scheduler's dashboard (loopback for a cluster this process started)."""
+        return getattr(self._cluster, "dashboard_link", None) if self._cluster else None
+
+    def pending_jobs(self) -> list[str]:
+        """SLURM job ids this session submitted (empty for other kinds)."""
+        jobs = getattr(self._cluster, "workers", None) or {}
+        return [str(j.job_id) for j in jobs.values() if getattr(j, "job_id", None)]
 
     @property
     def workers(self) -> int:
@@ -100,7 +132,7 @@ def _start(spec: ClusterSpec) -> Session:
                 raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
             return Session(client, f"external scheduler {spec.scheduler}")
         if spec.kind == "slurm":
-            cluster = slurm_cluster(spec.slurm)
+            cluster = slurm_cluster(spec.slurm, spec.scratch)
             cluster.scale(jobs=int(spec.slurm.get("jobs", 1)))
             return Session(Client(cluster), f"SLURMCluster ({spec.slurm.get('jobs', 1)} "
                            "job(s))", cluster)
@@ -122,22 +154,31 @@ def _start(spec: ClusterSpec) -> Session:
 
 @contextlib.contextmanager
 def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
-            worker_timeout: float = WORKER_TIMEOUT_S) -> Iterator[Session]:
-    """start → wait for at least one worker → ``warm`` on every worker → yield → close.
+            announce: Callable[[str], None] | None = None) -> Iterator[Session]:
+    """start → wait for at least one worker → ``warm`` on every worker, now and when it
+    joins → yield → close. ``announce`` receives one line for the user (the dashboard).
 
-    Raises RunError when no cluster can be had or no worker joins in time.
+    Raises RunError when no cluster can be had or no worker joins within the timeout
+    (naming the address and, for SLURM, the job ids still queued).
     """
     t0 = time.perf_counter()
     s = _start(spec)
+    s.timeout = spec.timeout
     try:
+        if announce is not None and s.dashboard:
+            announce(f"dashboard: {s.dashboard}")
         t1 = time.perf_counter()
         try:
-            s.client.wait_for_workers(1, timeout=worker_timeout)
+            s.client.wait_for_workers(1, timeout=spec.timeout)
         except (TimeoutError, OSError) as e:
-            raise RunError(f"no worker joined {s.description} within {worker_timeout:g} s") \
-                from e
+            jobs = s.pending_jobs()
+            raise RunError(f"no worker joined {s.address} within {spec.timeout:g} s"
+                           + (f"; SLURM jobs still queued: {', '.join(jobs)}" if jobs else "")
+                           ) from e
         if warm is not None:
-            s.client.run(warm)  # compile or load the kernels once per worker, before work
+            from .plugins import Warm
+
+            s.client.register_plugin(Warm(warm))
         s.timings.update(cluster_start=round(t1 - t0, 3),
                          warmup=round(time.perf_counter() - t1, 3))
         yield s

@@ -16,6 +16,14 @@ def run_block(gen, plan, first: int, count: int) -> pl.DataFrame:
     return records.to_frame(gen.record, gen.block(plan, first, count))
 
 
+def run_block_where(gen, plan, first: int, count: int) -> tuple[pl.DataFrame, str]:
+    """``run_block`` and the address of the worker that ran it (the manifest counts the
+    workers that ran tasks)."""
+    from distributed import get_worker
+
+    return run_block(gen, plan, first, count), get_worker().address
+
+
 def warm(gen) -> bool:
     gen.warm()
     return True

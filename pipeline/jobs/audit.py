@@ -8,6 +8,7 @@ input, 3 the run could not complete.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -20,9 +21,13 @@ from minegen.errors import MinegenError
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
 from ..engine.run import execute
-from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, RunError
+from ..engine.interrupts import interruptible
+from ..errors import (
+    EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, OutputError, RunError, RunInterrupted,
+    describe_os_error,
+)
 from ..generator import load_generator
-from ..options import AuditOptions
+from ..options import AuditOptions, usable_out
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
 from ..store import runs
@@ -59,9 +64,9 @@ def check_n(gen, n) -> None:
 def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> AuditResult:
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
+    vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
     store = None
     if opts.resume:
-        vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
         store = ShardStore.find(opts.resume, vdir)
         facts = store.facts()
         if facts.get("generator", gen.name) != gen.name:
@@ -74,44 +79,84 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     check_n(gen, opts.n)
     plans = gen.plans(catalog, keys_of(gen, opts.rows))
     keys = [gen.key(p) for p in plans]
-    vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
+    expects = [shard_key(gen, p, opts.n) for p in plans]
+    usable_out(opts.out)  # before anything is written: exit 2 and nothing left behind
     created = runs.utc_now()
-    run_id = store.run_id if store else runs.new_run_id(vdir, catalog.content_hash, opts.n,
-                                                        created)
+    if store is None:
+        full = not opts.rows
+        store = ShardStore.claim(vdir, runs.run_id_base(catalog.content_hash, opts.n, created), {
+            "generator": gen.name, "tables": str(catalog.root),
+            "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
+            "full_table": full, "seeds_per_task": opts.seeds_per_task,
+            "snapshots": [e["snapshot"] for e in expects],
+            "created_utc": created.isoformat(timespec="seconds")})
+    else:
+        store.lock()  # one process owns a run folder at a time
+        full = bool(facts.get("full_table"))
+        try:
+            refuse_changed_rows(gen, opts.resume, facts, keys, expects)
+        except MinegenError:
+            store.unlock()
+            raise
+    run_id = store.run_id
     manifest = runs.base_manifest(gen, run_id, created, catalog, opts.n, opts.seeds_per_task,
                                   keys)
     manifest["generator_ref"] = opts.generator or gen.name  # how to load it again (diff)
-    if store is None:
-        vdir.mkdir(parents=True, exist_ok=True)
-        store = ShardStore.create(vdir, run_id, {
-            "run_id": run_id, "generator": gen.name, "tables": str(catalog.root),
-            "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
-            "seeds_per_task": opts.seeds_per_task, "created_utc": manifest["created_utc"]})
-        reused = []
-    else:
+    manifest["full_table"] = full
+    reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos]) is not None]
+    if opts.resume:
         manifest["resumed_from"] = run_id
-        reused = [pos for pos, p in enumerate(plans)
-                  if store.load(pos, shard_key(gen, p, opts.n)) is not None]
-    expects = [shard_key(gen, p, opts.n) for p in plans]
     manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
     todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
+    # LATEST names the newest complete full-table audit; a subset, or the resume of an
+    # older run while a newer full run exists, leaves it where it is
+    latest = full and runs.newer_than_latest(vdir, store.facts()["created_utc"])
     t0 = time.perf_counter()
     try:
-        with runs.run_folder(vdir, run_id) as tmp:
+        with interruptible(), runs.run_folder(vdir, run_id, latest=latest) as tmp:
             # the finishing pass runs as rows arrive, in key order (analysis.collect)
             feeder = InOrder(Collector(gen, tmp / "records.parquet"), len(plans), store.read,
                              ready=reused)
             with execute(gen, opts.cluster(scratch=str(store.folder / "scratch")), plans,
                          todo, opts.n, opts.seeds_per_task, store, expects, progress,
-                         then=feeder.arrived) as ex:
+                         then=feeder.arrived, announce=announce) as ex:
                 t1 = time.perf_counter()
                 result = _finish(gen, catalog, feeder.drain(), tmp, vdir / run_id, manifest,
                                  ex, t_start, {"setup": round(t0 - t_start, 3),
                                                "generate": round(t1 - t0, 3)})
     except RunError as e:
+        if not opts.resume and not store.done():  # nothing finished: nothing to resume
+            store.remove()
+            raise
         raise RunError(f"{e}\n{resume_hint(run_id, opts.out)}") from e
+    except OSError as e:  # the output folder failed under the run (full, removed, read-only)
+        raise OutputError(f"--out {opts.out}: cannot write the run ({describe_os_error(e)}: "
+                          f"{e.filename}); {resume_hint(run_id, opts.out)}") from None
+    except Interrupted as e:
+        raise RunInterrupted(e.signum, f"interrupted ({e}); finished rows are kept; resume "
+                             f"with: minegen audit --resume {run_id} --out {opts.out}"
+                             ) from None
+    finally:
+        store.unlock()
     store.remove()  # the run is complete: its shards are in records.parquet now
     return result
+
+
+def announce(message: str) -> None:
+    """One line for the person or the nightly log watching the run (stderr)."""
+    print(f"audit: {message}", file=sys.stderr, flush=True)
+
+
+def refuse_changed_rows(gen, run: str, facts: dict, keys: list, expects: list[dict]) -> None:
+    """A resume must equal a clean run of the tables as they are now: refuse, naming the
+    rows, when a row of the run reads other table values than when the run started."""
+    before = dict(zip((tuple(k) for k in facts["rows"]), facts.get("snapshots") or []))
+    changed = [gen.label(k) for k, e in zip(keys, expects)
+               if k in before and before[k] != e["snapshot"]]
+    if changed:
+        raise MinegenError(f"--resume {run}: the tables changed since the run started; "
+                           f"row(s) {', '.join(changed)} now read other values. Start a new "
+                           "audit (a resumed run must equal a clean run of today's tables).")
 
 
 def _finish(gen, catalog, got, tmp: Path, run_dir: Path, manifest: dict, ex, t_start: float,

@@ -41,7 +41,8 @@ from minegen.errors import MinegenError
 from ..analysis import lines as L
 from ..analysis.collect import ROW, collect
 from ..engine.run import execute
-from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK
+from ..engine.interrupts import interruptible
+from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
 from ..generator import load_generator
 from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options
 from ..store import atomic, runs
@@ -245,9 +246,10 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                               f"{time.monotonic_ns()}", {"sweep": opts.vary.text})
     expects = [shard_key(gen, p, opts.n) for p in plans]
     try:
-        with execute(gen, opts.audit_options().cluster(scratch=str(store.folder / "scratch")),
-                     plans, list(range(len(plans))), opts.n, opts.seeds_per_task, store,
-                     expects, progress, what="sweep") as ex:
+        spec = opts.audit_options().cluster(scratch=str(store.folder / "scratch"))
+        with interruptible(), execute(gen, spec, plans, list(range(len(plans))), opts.n,
+                                      opts.seeds_per_task, store, expects, progress,
+                                      what="sweep") as ex:
             by_pos, digests = {}, {}
             for pos in range(len(plans)):  # one value at a time: its own records digest
                 got = collect(gen, store.rows([pos]), None)
@@ -284,11 +286,14 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                 "wall_s": round(time.perf_counter() - t_start, 3),
             }
             sweep_dir = write_sweep(opts.out, doc, created, gen)
-    except BaseException:
+    except BaseException as e:
         store.remove()
         for d in made:  # a failed sweep leaves no trace, not even an empty folder
             with contextlib.suppress(OSError):
                 d.rmdir()
+        if isinstance(e, Interrupted):
+            raise RunInterrupted(e.signum, f"interrupted ({e}); the sweep wrote nothing"
+                                 ) from None
         raise
     store.remove()
     return SweepResult(exit_code, sweep_dir, doc, digests)

@@ -10,6 +10,7 @@ default generator). A finished run folder holds at least ``manifest.json``,
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import re
@@ -42,18 +43,32 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def new_run_id(vdir: Path, table_hash: str, n: int, now: datetime) -> str:
-    """``<UTC second>-<table hash>-n<N>``, with ``-2``, ``-3`` ... when taken."""
-    base = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{table_hash[:8]}-n{n}"
-    run_id, k = base, 1
-    while (vdir / run_id).exists() or (vdir / f"{PARTIAL_PREFIX}{run_id}").exists():
-        k += 1
-        run_id = f"{base}-{k}"
-    return run_id
+def run_id_base(table_hash: str, n: int, now: datetime) -> str:
+    """``<UTC second>-<table hash>-n<N>``; ``store.shards.ShardStore.claim`` adds ``-2``,
+    ``-3`` ... when another run (even one started in the same second) holds it."""
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{table_hash[:8]}-n{n}"
 
 
 def set_latest(vdir: Path, run_id: str) -> None:
-    atomic.write_text(vdir / LATEST, run_id + "\n")
+    atomic.write_text(vdir / LATEST, run_id + "\n")  # a unique temporary name per writer
+
+
+def latest(vdir: Path) -> str | None:
+    try:
+        return (vdir / LATEST).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def newer_than_latest(vdir: Path, created_utc: str) -> bool:
+    """True when a run created at ``created_utc`` is newer than the run LATEST names (or
+    LATEST names none that can be read)."""
+    current = latest(vdir)
+    try:
+        theirs = json.loads((vdir / str(current) / "manifest.json").read_text())["created_utc"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    return created_utc >= theirs
 
 
 def to_json(obj) -> str:
@@ -131,9 +146,9 @@ class Run:
 
 
 def resolve_run(ref: str, out: str | os.PathLike) -> Path:
-    """A run folder path (a directory with manifest.json) or a run id looked up under
-    ``<out>`` (``metric_v*/<ref>`` or ``*/metric_v*/<ref>``). Unknown or ambiguous ->
-    MinegenError saying where it looked."""
+    """A run folder path (a directory with manifest.json), ``LATEST``, or a run id (or a
+    unique prefix of one) looked up under ``<out>`` (``metric_v*/`` or
+    ``*/metric_v*/``). Unknown or ambiguous -> MinegenError saying where it looked."""
     p = Path(ref)
     if p.is_dir():
         if (p / "manifest.json").is_file():
@@ -145,7 +160,14 @@ def resolve_run(ref: str, out: str | os.PathLike) -> Path:
     if ref and ref not in (".", "..") and "/" not in ref and os.sep not in ref:
         vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
                        if VERSION_DIR.match(d.name))
-        found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
+        if ref == LATEST:
+            found = [d / str(latest(d)) for d in vdirs
+                     if latest(d) and (d / str(latest(d)) / "manifest.json").is_file()]
+        else:
+            found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
+            if not found:  # a unique prefix of a run id
+                found = [r for d in vdirs for r in sorted(d.glob(f"{glob.escape(ref)}*"))
+                         if (r / "manifest.json").is_file()]
     if len(found) > 1:
         raise MinegenError(f"run id {ref} is ambiguous: it exists under "
                            f"{', '.join(str(f.parent) for f in found)}; pass the run folder "

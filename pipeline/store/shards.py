@@ -13,6 +13,7 @@ in position order (which is key order), for the finishing pass.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
@@ -36,6 +37,7 @@ class ShardStore:
     def __init__(self, folder: Path):
         self.folder = folder
         self.shards = folder / "shards"
+        self._lock = None
 
     @property
     def run_id(self) -> str:
@@ -47,6 +49,48 @@ class ShardStore:
         store.shards.mkdir(parents=True, exist_ok=False)
         atomic.write_text(store.folder / "run.json", json.dumps(facts, indent=2))
         return store
+
+    @classmethod
+    def claim(cls, vdir: Path, base: str, facts: dict, tries: int = 1000) -> "ShardStore":
+        """A new run folder under the first free id of ``base``, ``base-2``, ...: the
+        folder's own mkdir is the claim, so two runs started in the same second (even in two
+        processes) never share an id. The store is returned locked."""
+        vdir.mkdir(parents=True, exist_ok=True)
+        for k in range(1, tries + 1):
+            run_id = base if k == 1 else f"{base}-{k}"
+            if (vdir / run_id).exists():
+                continue
+            folder = vdir / f"{PARTIAL_PREFIX}{run_id}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            store = cls(folder)
+            store.lock()
+            store.shards.mkdir()
+            atomic.write_text(folder / "run.json",
+                              json.dumps({"run_id": run_id, **facts}, indent=2))
+            return store
+        raise MinegenError(f"no free run id under {vdir} after {tries} tries ({base}-N)")
+
+    def lock(self) -> None:
+        """Own the run folder (an advisory lock, released by ``unlock`` or when the process
+        ends): a second process resuming the same run is refused."""
+        self._lock = open(self.folder / "lock", "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            self._lock = None
+            raise MinegenError(f"run {self.run_id} is in use by another process (its folder "
+                               f"{self.folder} is locked); wait for it or stop it") from None
+
+    def unlock(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            lock.close()
+            self._lock = None
 
     @classmethod
     def find(cls, run: str, vdir: Path) -> "ShardStore":
@@ -96,6 +140,10 @@ class ShardStore:
                "sha256": hashlib.sha256(data.read_bytes()).hexdigest()}
         atomic.write_text(key, json.dumps(doc, sort_keys=True))
 
+    def done(self) -> int:
+        """How many rows have a key file (a complete shard)."""
+        return len(list(self.shards.glob("r*.json")))
+
     def read(self, position: int) -> pl.DataFrame:
         return pl.read_parquet(self._paths(position)[0])
 
@@ -104,12 +152,17 @@ class ShardStore:
             yield pos, self.read(pos)
 
     def remove(self) -> None:
+        self.unlock()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def shard_key(gen, plan, n: int) -> dict:
-    """What a row's shard must hold for this run to reuse it."""
+    """What a row's shard must hold for this run to reuse it: the generator and its
+    versions, the row, its snapshot, the seed range [0, n) and the record schema (with the
+    row count and the bytes' sha256 that ``save`` adds)."""
+    schema = [(f.name, f.dtype) for f in gen.record]
     return {"generator": gen.name, "metric_version": gen.metric_version,
             "generator_version": gen.generator_version, "key": list(gen.key(plan)),
-            "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n}
+            "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n, "first": 0, "count": n,
+            "schema": snapshot_digest({"record": schema})}
 

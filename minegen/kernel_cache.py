@@ -1,0 +1,37 @@
+"""Where the compiled kernels live, computed without importing numba.
+
+numba's on-disk cache checks only the source file of the function it compiles, not the
+jitted functions it calls, so an edit to ``solver.py`` would leave a stale
+``attempt.generate_boards`` in the cache. The cache therefore lives in a folder named by
+a digest of every kernel source (and codes.py): any edit selects a fresh folder. The base
+folder is $NUMBA_CACHE_DIR when set, else ``.numba_cache`` beside the package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+KERNELS = Path(__file__).resolve().parent / "_kernels"
+ENTRY = "attempt.generate_boards-*.nbi"  # the batch and per-board entry kernel's index
+
+
+def sources_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(KERNELS.glob("*.py")) + [KERNELS.parent / "codes.py"]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(KERNELS.parent.parent / ".numba_cache")
+    return Path(base) / f"minegen-{sources_digest()}"
+
+
+def is_warm() -> bool:
+    """True when this machine already holds the compiled entry kernel (a cache load, not a
+    compile, is what the next first call costs)."""
+    d = cache_dir()
+    return d.is_dir() and any(d.rglob(ENTRY))

@@ -1,0 +1,499 @@
+"""A real single-node SLURM on 127.0.0.1, for tests: munged, slurmctld and slurmd run from a
+temporary folder with their own config, key, sockets, state, spool, logs and pid files.
+
+    from slurm_local import start, PackagesUnavailable
+    cluster = start(folder)          # installs the Debian packages on first use
+    subprocess.run(["sbatch", ...], env=cluster.env)   # SLURM_CONF points at our conf
+    cluster.stop()                   # jobs cancelled, daemons stopped by PID, checked gone
+
+From a shell:  python tests/slurm_local.py up DIR   (prints `export SLURM_CONF=...`)
+               python tests/slurm_local.py down DIR
+
+Nothing is written outside the folder except what `apt-get install` itself writes. Every
+daemon binds to 127.0.0.1 only. Every process of ours (daemons, slurmstepd, job steps)
+carries MARKER=<folder> in its environment: ``stop`` finds the ones still alive by that
+marker and their PID, nothing else is ever signalled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge")
+NEEDED = ("munged", "slurmctld", "slurmd", "sinfo", "squeue", "sbatch", "scancel")
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+MARKER = "MINEGEN_SLURM_HARNESS"
+PARTITION = "minegen"
+CLUSTER_NAME = "minegen-test"
+STATE_FILE = "harness.json"
+# apt output that means "the package registry cannot be reached" (skip), not "apt is broken"
+UNREACHABLE = re.compile(
+    r"Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|"
+    r"Network is unreachable|Connection (failed|refused|timed out)|Unable to locate package|"
+    r"has no installation candidate|Could not connect", re.I)
+
+
+class HarnessError(RuntimeError):
+    """SLURM could not be brought up (or down) here: a real failure, with the logs."""
+
+
+class PackagesUnavailable(HarnessError):
+    """The Debian packages are missing and the package registry cannot be reached."""
+
+
+# ------------------------------------------------------------------------------ packages
+def _which(name: str) -> str | None:
+    return shutil.which(name, path=os.environ.get("PATH", "") + ":" + SYSTEM_PATH)
+
+
+def ensure_packages(timeout: float = 600) -> float:
+    """Install the SLURM and munge Debian packages if ``slurmctld`` is missing.
+
+    Returns the seconds spent installing (0 when already there). Raises
+    PackagesUnavailable when apt cannot reach the registry, HarnessError on other failures.
+    """
+    if all(_which(n) for n in NEEDED):
+        return 0.0
+    if os.geteuid() != 0:
+        raise PackagesUnavailable(f"{' '.join(PACKAGES)} are not installed and installing "
+                                  "them needs root")
+    if not _which("apt-get"):
+        raise PackagesUnavailable("SLURM is not installed and there is no apt-get here")
+    t0 = time.monotonic()
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive", "PATH": SYSTEM_PATH}
+    lock = ["-o", "DPkg::Lock::Timeout=120"]
+    steps = [["apt-get", *lock, "update", "-q"],
+             ["apt-get", *lock, "install", "-y", "-q", "--no-install-recommends", *PACKAGES]]
+    for cmd in steps:
+        try:
+            r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            raise PackagesUnavailable(f"`{' '.join(cmd)}` took over {timeout:g} s") from e
+        out = (r.stdout + r.stderr).strip()
+        # `apt-get update` exits 0 even when it fetched nothing: judge it by the install
+        if r.returncode != 0:
+            tail = "\n".join(out.splitlines()[-15:])
+            msg = f"`{' '.join(cmd)}` failed (exit {r.returncode}):\n{tail}"
+            if UNREACHABLE.search(out):
+                raise PackagesUnavailable(msg)
+            raise HarnessError(msg)
+    missing = [n for n in NEEDED if not _which(n)]
+    if missing:
+        raise HarnessError(f"installed {' '.join(PACKAGES)} but {missing} are still not on PATH")
+    return time.monotonic() - t0
+
+
+# ------------------------------------------------------------------------------ processes
+def _environ(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie counts as gone: its parent just has not reaped it yet)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] != b"Z"
+
+
+def marked_pids(folder: Path) -> list[int]:
+    """PIDs of live processes that carry our marker (this process excluded)."""
+    tag = f"{MARKER}={folder}".encode() + b"\0"
+    mine = {os.getpid()}
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in mine:
+            pid = int(entry)
+            if tag in _environ(pid) and _alive(pid):
+                found.append(pid)
+    return sorted(found)
+
+
+def _terminate(pids: list[int], grace: float) -> list[int]:
+    """TERM each PID, wait up to ``grace`` s, KILL the rest; returns those still alive."""
+    for pid in pids:
+        with _quiet():
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        _reap(pids)
+        time.sleep(0.1)
+    for pid in [p for p in pids if _alive(p)]:
+        with _quiet():
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        _reap(pids)
+        time.sleep(0.1)
+    _reap(pids)
+    return [p for p in pids if _alive(p)]
+
+
+def _reap(pids: list[int]) -> None:
+    """Collect those of ``pids`` that are exited children of this process (our daemons);
+    never another child of the caller's."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+class _quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, e, tb):
+        return et is not None and issubclass(et, ProcessLookupError)
+
+
+def _die_with_parent() -> None:
+    """In the forked daemon: get SIGTERM when the process that started it dies."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _listening_inodes() -> dict[int, str]:
+    """socket inode -> local address of every listening TCP socket not on loopback."""
+    found = {}
+    for table, loopback in (("/proc/net/tcp", ("0100007F",)),
+                            ("/proc/net/tcp6", ("00000000000000000000000001000000",
+                                                "0000000000000000FFFF00000100007F"))):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            addr, port = f[1].split(":")
+            if f[3] == "0A" and addr not in loopback:  # 0A: LISTEN
+                found[int(f[9])] = f"{addr}:{int(port, 16)}"
+    return found
+
+
+def exposed(folder: Path) -> list[str]:
+    """Processes of ours (marked) listening on anything but 127.0.0.1 / ::1."""
+    inodes = _listening_inodes()
+    hits = []
+    if not inodes:
+        return hits
+    for pid in marked_pids(folder):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:[") and int(target[8:-1]) in inodes:
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                except OSError:
+                    cmd = b"?"
+                hits.append(f"pid {pid} listens on {inodes[int(target[8:-1])]}: "
+                            f"{cmd.decode(errors='replace')[:160]}")
+    return hits
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------------------ cluster
+@dataclass
+class LocalSlurm:
+    folder: Path
+    env: dict  # for clients and jobs: SLURM_CONF, PATH, the marker
+    partition: str
+    node: str
+    cpus: int
+    memory_mb: int  # RealMemory of the node
+    pids: dict = field(default_factory=dict)  # daemon name -> pid
+    owned: bool = False  # the folder is ours: ``stop`` removes it
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def conf(self) -> Path:
+        return self.folder / "etc" / "slurm.conf"
+
+    def run(self, *cmd: str, timeout: float = 15, check: bool = True) -> str:
+        r = subprocess.run(list(cmd), env=self.env, capture_output=True, text=True,
+                           timeout=timeout, stdin=subprocess.DEVNULL)
+        if check and r.returncode != 0:
+            raise HarnessError(f"`{' '.join(cmd)}` failed ({r.returncode}): "
+                               f"{(r.stderr or r.stdout).strip()}")
+        return r.stdout
+
+    def jobs(self) -> list[tuple[str, str, str]]:
+        """(id, name, state) of every job slurmctld still knows as not finished."""
+        out = self.run("squeue", "-h", "-o", "%i %j %T", timeout=10)
+        return [tuple(line.split(None, 2)) for line in out.splitlines() if line.strip()]
+
+    def node_state(self) -> str:
+        return self.run("sinfo", "-h", "-N", "-n", self.node, "-o", "%T", timeout=10).strip()
+
+    def logs(self, lines: int = 25) -> str:
+        parts = []
+        for p in sorted((self.folder / "log").glob("*.log")):
+            text = p.read_text(errors="replace").splitlines()[-lines:]
+            parts.append(f"--- {p.name}\n" + "\n".join(text))
+        return "\n".join(parts)
+
+    def save(self) -> None:
+        (self.folder / STATE_FILE).write_text(json.dumps({
+            "folder": str(self.folder), "env": self.env, "partition": self.partition,
+            "node": self.node, "cpus": self.cpus, "memory_mb": self.memory_mb,
+            "pids": self.pids, "owned": self.owned}, indent=1))
+
+    @classmethod
+    def load(cls, folder: Path) -> LocalSlurm:
+        d = json.loads((Path(folder) / STATE_FILE).read_text())
+        return cls(Path(d["folder"]), d["env"], d["partition"], d["node"], d["cpus"],
+                   d["memory_mb"], d["pids"], d.get("owned", False))
+
+    def stop(self, grace: float = 10) -> None:
+        """Cancel every job left, stop the daemons (TERM, wait, KILL), then make sure no
+        process of ours is still running. Raises HarnessError if one survives."""
+        t0 = time.monotonic()
+        problems = []
+        if _alive(self.pids.get("slurmctld", -1)):
+            try:
+                left = [j[0] for j in self.jobs()]
+                if left:
+                    self.run("scancel", *left, timeout=10, check=False)
+                    deadline = time.monotonic() + grace
+                    while self.jobs() and time.monotonic() < deadline:
+                        time.sleep(0.2)
+            except (HarnessError, subprocess.TimeoutExpired) as e:
+                problems.append(f"could not cancel jobs: {e}")
+        # job steps first, then slurmd (slurmstepd talks to it), slurmctld, munged last
+        daemons = [self.pids[n] for n in ("slurmd", "slurmctld", "munged") if n in self.pids]
+        steps = [p for p in marked_pids(self.folder) if p not in daemons]
+        _terminate(steps, grace)
+        for pid in daemons:
+            _terminate([pid], grace)
+        survivors = _terminate(marked_pids(self.folder), grace)
+        self.timings["stop"] = round(time.monotonic() - t0, 2)
+        if survivors:
+            problems.append(f"processes still running after KILL: {survivors}")
+        if problems:
+            raise HarnessError("; ".join(problems) + f" (files kept in {self.folder})")
+        if self.owned:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _node_line(slurmd: str, env: dict) -> tuple[str, int, int, str]:
+    """`slurmd -C` -> (node name, CPUs, RealMemory MB, the NodeName=... words to use)."""
+    out = subprocess.run([slurmd, "-C"], env=env, capture_output=True, text=True, timeout=30,
+                         stdin=subprocess.DEVNULL)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("NodeName=")), None)
+    if line is None:
+        raise HarnessError(f"`slurmd -C` printed no NodeName line: {out.stdout} {out.stderr}")
+    words = dict(w.split("=", 1) for w in line.split() if "=" in w)
+    keep = ("NodeName", "CPUs", "Boards", "SocketsPerBoard", "CoresPerSocket",
+            "ThreadsPerCore", "RealMemory")
+    text = " ".join(f"{k}={words[k]}" for k in keep if k in words)
+    return words["NodeName"], int(words["CPUs"]), int(words["RealMemory"]), text
+
+
+def write_conf(folder: Path, node_words: str, node: str, munge_socket: Path) -> Path:
+    ctld_port, slurmd_port = free_port(), free_port()
+    while slurmd_port == ctld_port:
+        slurmd_port = free_port()
+    f = folder
+    conf = f"""\
+# A single-node SLURM for tests (tests/slurm_local.py): everything under {f}
+ClusterName={CLUSTER_NAME}
+SlurmctldHost={node}(127.0.0.1)
+SlurmctldPort={ctld_port}
+SlurmdPort={slurmd_port}
+# bind to the addresses above (127.0.0.1), not to every interface
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={munge_socket}
+StateSaveLocation={f}/state
+SlurmdSpoolDir={f}/spool
+SlurmctldPidFile={f}/run/slurmctld.pid
+SlurmdPidFile={f}/run/slurmd.pid
+SlurmctldLogFile={f}/log/slurmctld.log
+SlurmdLogFile={f}/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+TmpFS={f}/tmp
+PlugStackConfig={f}/etc/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/builtin
+# start a submitted batch job at once (default: up to 3 s later)
+SchedulerParameters=batch_sched_delay=0
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+# an oversized job fails at submission instead of pending for ever
+EnforcePartLimits=ALL
+ReturnToService=2
+InactiveLimit=0
+KillWait=2
+MinJobAge=2
+MessageTimeout=10
+SlurmctldTimeout=30
+SlurmdTimeout=30
+{node_words} NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
+"""
+    path = folder / "etc" / "slurm.conf"
+    path.write_text(conf)
+    (folder / "etc" / "plugstack.conf").write_text("")
+    return path
+
+
+def _spawn(name: str, cmd: list[str], env: dict, folder: Path, tie: bool) -> subprocess.Popen:
+    out = open(folder / "log" / f"{name}.stdout.log", "ab")
+    try:
+        return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, cwd=folder, start_new_session=True,
+                                preexec_fn=_die_with_parent if tie else None)
+    finally:
+        out.close()
+
+
+def _wait(what: str, ok, timeout: float, cluster: LocalSlurm, procs: dict) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if ok():
+                return
+        except (HarnessError, subprocess.TimeoutExpired):
+            pass
+        dead = [n for n, p in procs.items() if p.poll() is not None]
+        if dead or time.monotonic() > deadline:
+            why = f"{dead} exited" if dead else f"not within {timeout:g} s"
+            raise HarnessError(f"SLURM on 127.0.0.1: {what}: {why}\n{cluster.logs()}")
+        time.sleep(0.1)
+
+
+def start(folder: str | os.PathLike | None = None, timeout: float = 60,
+          tie: bool = True) -> LocalSlurm:
+    """Install the packages if needed, then start munged, slurmctld and slurmd under
+    ``folder`` and wait until the node is idle.
+
+    ``folder`` None: a new /tmp/minegen-slurm-* folder, removed by ``stop``. munged wants
+    every folder above its socket open to all (o+x), which pytest's tmp folders are not.
+    ``tie``: the daemons get SIGTERM if this process dies (off for the command line's ``up``).
+    """
+    t0 = time.monotonic()
+    installed = ensure_packages()
+    owned = folder is None
+    folder = Path(tempfile.mkdtemp(prefix="minegen-slurm-") if owned else folder).resolve()
+    for sub in ("etc", "state", "spool", "run", "log", "tmp", "munge-run"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    closed = [str(p) for p in folder.parents if not p.stat().st_mode & 0o001]
+    if closed:
+        raise HarnessError(f"munged needs o+x on every folder above its socket; not on "
+                           f"{closed}: give a folder elsewhere (or none: /tmp/minegen-slurm-*)")
+    # munged refuses a socket folder that others cannot enter (0700): 0755 there, 0700 for
+    # the key and its seed
+    (folder / "munge-run").chmod(0o755)
+    keydir = folder / "munge-key"
+    keydir.mkdir(mode=0o700, exist_ok=True)
+    keydir.chmod(0o700)
+    key = keydir / "munge.key"
+    if not key.exists():
+        key.write_bytes(secrets.token_bytes(1024))
+    key.chmod(0o400)
+    sock = folder / "munge-run" / "munge.socket"
+
+    env_base = {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+                "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
+                MARKER: str(folder)}
+    node, cpus, mem, node_words = _node_line(_which("slurmd"), env_base)
+    conf = write_conf(folder, node_words, node, sock)
+    env = {**env_base, "SLURM_CONF": str(conf)}
+    cluster = LocalSlurm(folder, env, PARTITION, node, cpus, mem, owned=owned,
+                         timings={"install": round(installed, 2)})
+    procs: dict[str, subprocess.Popen] = {}
+    try:
+        procs["munged"] = _spawn("munged", [
+            _which("munged"), "--foreground", f"--socket={sock}", f"--key-file={key}",
+            f"--pid-file={folder / 'run' / 'munged.pid'}",
+            f"--log-file={folder / 'log' / 'munged.log'}",
+            f"--seed-file={keydir / 'munge.seed'}"], env, folder, tie)
+        cluster.pids["munged"] = procs["munged"].pid
+        _wait("munged socket", sock.exists, 10, cluster, procs)
+        procs["slurmctld"] = _spawn("slurmctld", [_which("slurmctld"), "-D", "-i", "-f",
+                                                  str(conf)], env, folder, tie)
+        cluster.pids["slurmctld"] = procs["slurmctld"].pid
+        procs["slurmd"] = _spawn("slurmd", [_which("slurmd"), "-D", "-f", str(conf)], env,
+                                 folder, tie)
+        cluster.pids["slurmd"] = procs["slurmd"].pid
+        cluster.save()
+        _wait("node idle in sinfo", lambda: cluster.node_state() == "idle", timeout, cluster,
+              procs)
+    except BaseException:
+        try:
+            cluster.stop(grace=5)
+        except HarnessError:
+            pass
+        raise
+    cluster.timings["up"] = round(time.monotonic() - t0, 2)
+    cluster.save()
+    return cluster
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("up", "down"):
+        print("usage: python tests/slurm_local.py up|down DIR", file=sys.stderr)
+        return 2
+    verb, folder = argv[0], Path(argv[1]).resolve()
+    try:
+        if verb == "up":
+            c = start(folder, tie=False)
+            print(f"# SLURM up ({c.timings}); partition {c.partition}, node {c.node}, "
+                  f"{c.cpus} CPUs, {c.memory_mb} MB; daemons {c.pids}")
+            print(f"export SLURM_CONF={c.env['SLURM_CONF']} PATH={c.env['PATH']} "
+                  f"{MARKER}={c.env[MARKER]}")
+        else:
+            c = LocalSlurm.load(folder)
+            c.stop()
+            print(f"# SLURM down ({c.timings['stop']} s)")
+    except HarnessError as e:
+        print(f"slurm_local {verb}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

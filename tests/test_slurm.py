@@ -1,0 +1,147 @@
+"""`minegen audit --slurm` on a real single-node SLURM (tests/slurm_local.py, 127.0.0.1):
+the Dask workers run as SLURM jobs, and the records are the very bytes a LocalCluster
+run of the same rows gives.
+
+Skipped only when the SLURM Debian packages are missing and the package registry cannot be
+reached (the reason is apt's own error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from slurm_local import HarnessError, PackagesUnavailable, exposed, start
+
+pytestmark = pytest.mark.cluster
+PROFILE = Path(__file__).parent / "fixtures" / "slurm" / "profile.toml"
+ROWS = "1:0,2:4,3:4"
+N = 64
+AUDIT_TIMEOUT_S = 240  # a hang is a failure, not a stuck CI run
+DONE = (0, 1)  # a completed audit: 1 = some hard line failed (expected on row 2:4)
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    try:
+        cluster = start()  # its own /tmp/minegen-slurm-* folder (munged: o+x above it)
+    except PackagesUnavailable as e:
+        pytest.skip(f"SLURM packages cannot be installed here: {e}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def write_profile(cluster, out: Path) -> tuple[Path, dict]:
+    """The fixture profile with this node's partition, a memory that fits it and folders
+    inside the test's output."""
+    jobs = tomllib.loads(PROFILE.read_text())["slurm"]["jobs"]
+    memory_mb = min(2048, cluster.memory_mb // (2 * jobs))
+    text = (PROFILE.read_text().replace("@PARTITION@", cluster.partition)
+            .replace("@MEMORY@", f"{memory_mb}MiB")
+            .replace("@LOGS@", str(out / "slurm-logs"))
+            .replace("@SCRATCH@", str(out / "scratch")))
+    path = out / "profile.toml"
+    path.write_text(text)
+    return path, tomllib.loads(text)["slurm"]
+
+
+def minegen(*args: str, env: dict, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "minegen.cli", *args], env=env, cwd=cwd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def finish(proc: subprocess.Popen, what: str, timeout: float) -> tuple[str, str]:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{what} did not finish within {timeout:g} s\n{out}\n{err}")
+    if proc.returncode not in DONE:
+        pytest.fail(f"{what} exited {proc.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
+    return out, err
+
+
+def manifest(out: Path) -> dict:
+    found = sorted(out.rglob("manifest.json"))
+    assert len(found) == 1, f"expected one run folder under {out}: {found}"
+    return json.loads(found[0].read_text())
+
+
+def test_audit_workers_are_slurm_jobs_and_records_match_localcluster(slurm, tmp_path):
+    out_slurm, out_local, cwd = tmp_path / "slurm", tmp_path / "local", tmp_path / "cwd"
+    for d in (out_slurm, out_local, cwd):
+        d.mkdir()
+    profile, options = write_profile(slurm, out_slurm)
+    before = set(Path.cwd().glob("slurm-*.out"))
+    env = {**os.environ, **slurm.env}  # SLURM_CONF, PATH with the SLURM clients, marker
+
+    t0 = time.monotonic()
+    proc = minegen("audit", "--slurm", str(profile), "--rows", ROWS, "--n", str(N),
+                   "--out", str(out_slurm), env=env, cwd=cwd)
+    seen: dict[str, tuple[str, set]] = {}  # job id -> (name, states seen)
+    listening: set[str] = set()  # any process of ours listening beyond 127.0.0.1
+    deadline = t0 + AUDIT_TIMEOUT_S
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                for job, name, state in slurm.jobs():
+                    seen.setdefault(job, (name, set()))[1].add(state)
+            except (HarnessError, subprocess.TimeoutExpired):
+                pass  # one missed poll; the next one counts
+            listening.update(exposed(slurm.folder))
+            time.sleep(0.2)
+        out, err = finish(proc, "minegen audit --slurm", max(1, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    wall_slurm = time.monotonic() - t0
+    report = f"--- stdout\n{out}\n--- stderr\n{err}\n--- jobs seen {seen}\n{slurm.logs()}"
+
+    # the workers really were SLURM jobs of the profile's name, and they ran
+    ours = {j: states for j, (name, states) in seen.items() if name == options["job_name"]}
+    assert ours, f"no SLURM job named {options['job_name']} seen\n{report}"
+    assert any("RUNNING" in s for s in ours.values()), f"no job reached RUNNING\n{report}"
+    assert set(seen) == set(ours), f"jobs of other names appeared\n{report}"
+    assert len(ours) == options["jobs"], report
+
+    # cluster.close() cancelled them: nothing left once the audit is over (a job may be
+    # COMPLETING for a moment)
+    end = time.monotonic() + 15
+    while slurm.jobs() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert slurm.jobs() == [], report
+
+    assert not listening, f"bound beyond loopback: {sorted(listening)}"
+
+    # job logs went to the profile's log_directory, none to a working folder
+    assert sorted((out_slurm / "slurm-logs").glob(f"{options['job_name']}-*.err")), report
+    assert list(cwd.glob("slurm-*.out")) == []
+    assert list(cwd.iterdir()) == [], "the audit wrote into its working folder"
+    assert set(Path.cwd().glob("slurm-*.out")) == before
+
+    m = manifest(out_slurm)
+    assert "SLURMCluster" in m["scheduler"], m["scheduler"]
+    assert m["exit_code"] == proc.returncode
+
+    local = minegen("audit", "--rows", ROWS, "--n", str(N), "--workers", "1",
+                    "--out", str(out_local), env={**os.environ}, cwd=cwd)
+    finish(local, "minegen audit (LocalCluster)", AUDIT_TIMEOUT_S)
+    ref = manifest(out_local)
+    assert "LocalCluster" in ref["scheduler"]
+    assert m["records_sha256"] == ref["records_sha256"]
+    assert m["boards"] == ref["boards"] == N * len(ROWS.split(","))
+    print(f"\nSLURM audit {wall_slurm:.1f} s, jobs {sorted(ours.items())}, "
+          f"timings {m['timings_s']}; harness {slurm.timings}")
