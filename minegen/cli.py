@@ -105,11 +105,26 @@ def _add_discovered_commands(sub) -> None:
         ep.load()(sub, command)
 
 
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .record import GENERATOR_VERSION, METRIC_VERSION
+
+    try:
+        code = version("minegen")
+    except PackageNotFoundError:
+        code = "(not installed)"
+    return (f"minegen {code} (generator_version {GENERATOR_VERSION}, metric_version "
+            f"{METRIC_VERSION})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="minegen",
         description="Minesweeper-dungeon board generator (A1/A4) and its F4 batch audit.",
     )
+    p.add_argument("--version", action="version", version=version_text(),
+                   help="code, generator and metric versions")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     v = sub.add_parser("validate", help="validate a table root (exit 0, or 2 with every violation)")
@@ -117,24 +132,32 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     g = sub.add_parser("generate", help="generate one board for (level, depth)")
-    g.add_argument("level", type=int)
-    g.add_argument("depth", type=int)
+    g.add_argument("level", type=int, help="level L (level_index)")
+    g.add_argument("depth", type=int, help="node depth D (the level's row with the "
+                   "greatest depth <= D is read)")
     seed = g.add_mutually_exclusive_group()
     seed.add_argument("--index", type=int, help="the batch's board I: derive_at('board_gen', sigma(L,D)+I) (default 0)")
     seed.add_argument("--sigma", type=int, help="seed the stream with derive_at('board_gen', S)")
-    g.add_argument("--tables", default=None)
-    g.add_argument("--format", choices=("text", "json"), default="text")
+    g.add_argument("--tables", default=None, help="table root (default: tables/)")
+    g.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: the board drawn with a legend and the solver's view; json: "
+                        "board and record")
     g.set_defaults(func=cmd_generate)
 
     b = sub.add_parser("bench", help="kernel speed on an ad-hoc no-fog row (JSON)")
-    b.add_argument("--width", type=int, required=True)
-    b.add_argument("--height", type=int, required=True)
-    b.add_argument("--density", type=float, required=True)
-    b.add_argument("--target", type=float, default=0.85)
-    b.add_argument("--attempts", type=int, default=1)
-    b.add_argument("--boards", type=int, default=2000)
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--repeats", type=int, default=5)
+    b.add_argument("--width", type=int, required=True, help="board width W, 8..64")
+    b.add_argument("--height", type=int, required=True, help="board height H, 8..64")
+    b.add_argument("--density", type=float, required=True, help="mine density, (0, 0.5]")
+    b.add_argument("--target", type=float, default=0.85,
+                   help="inferability target (default 0.85)")
+    b.add_argument("--attempts", type=int, default=1,
+                   help="max_gen_attempts of the ad-hoc row (default 1)")
+    b.add_argument("--boards", type=int, default=2000,
+                   help="boards per timed repeat (default 2000, at most 4096)")
+    b.add_argument("--seed", type=int, default=0,
+                   help="shifts which board indices are timed (default 0)")
+    b.add_argument("--repeats", type=int, default=5,
+                   help="timed repeats; the median is reported (default 5)")
     b.set_defaults(func=cmd_bench)
 
     _add_discovered_commands(sub)

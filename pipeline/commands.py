@@ -14,11 +14,23 @@ import sys
 from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
 from .options import DEFAULT_N, DEFAULT_OUT
 
+_COMMON_CODES = f"""  {EXIT_BAD_INPUT}  bad input (tables, options, an unusable --out)
+  {EXIT_RUN_FAILED}  the run could not complete (no cluster, no worker, work lost); finished
+     rows are kept for --resume
+  130 / 143  interrupted by SIGINT (Ctrl-C) / SIGTERM; finished rows are kept"""
 EXIT_HELP = f"""exit codes:
   {EXIT_OK}  every hard line holds
   {EXIT_ASSERTION_FAILED}  some hard line failed (the report is still written)
-  {EXIT_BAD_INPUT}  bad input (tables, options)
-  {EXIT_RUN_FAILED}  the run could not complete (cluster unreachable, work lost)"""
+{_COMMON_CODES}"""
+SWEEP_EXIT_HELP = f"""exit codes:
+  {EXIT_OK}  at least one valid value holds every hard line (the boundary exists)
+  {EXIT_ASSERTION_FAILED}  no valid value holds every hard line (the sweep is still written)
+{_COMMON_CODES}"""
+DIFF_EXIT_HELP = f"""exit codes:
+  {EXIT_OK}  compared (with --fail-on-regression: and no hard line flipped pass -> fail)
+  {EXIT_ASSERTION_FAILED}  with --fail-on-regression: some hard line flipped pass -> fail
+  {EXIT_BAD_INPUT}  bad input (an unknown run, runs of different generators or, without
+     --allow-cross-version, of different metric_version)"""
 GENERATOR_HELP = ("generator to audit: a registered name (default minegen) or "
                   "module:attribute")
 
@@ -34,7 +46,11 @@ def cmd_audit(args) -> int:
             print("minegen: --dry-run prints the SLURM job script; give --slurm PROFILE",
                   file=sys.stderr)
             return EXIT_BAD_INPUT
-        print(slurm_job_script(opts.slurm))
+        script, address = slurm_job_script(opts.slurm)
+        print(script)
+        print(f"minegen: note: the scheduler address in this script ({address}) belongs to "
+              "the scheduler this dry run started and stopped; a real run starts its own and "
+              "submits scripts naming that one", file=sys.stderr)
         return EXIT_OK
     result = run_audit(opts)
     print(summary(result))
@@ -53,14 +69,26 @@ def cmd_sweep(args) -> int:
     return run(args)
 
 
+def cmd_runs(args) -> int:
+    from .jobs.runs import cmd_runs as run
+
+    return run(args)
+
+
 def _cluster_options(p) -> None:
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of an existing cluster")
-    where.add_argument("--workers", type=int, default=None,
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="an existing Dask scheduler: HOST:PORT or tcp://HOST:PORT")
+    where.add_argument("--workers", type=int, default=None, metavar="K",
                        help="embedded LocalCluster worker processes (default: CPU count)")
-    p.add_argument("--slurm", default=None, help="configs/NAME.toml with a [slurm] table")
-    p.add_argument("--seeds-per-task", type=int, default=None,
+    p.add_argument("--slurm", default=None, metavar="PROFILE",
+                   help="run on SLURM: a profile with a [slurm] table (path or NAME for "
+                        "configs/NAME.toml)")
+    p.add_argument("--seeds-per-task", type=int, default=None, metavar="K",
                    help="split each row into tasks of K boards (default: one task per row)")
+    p.add_argument("--worker-timeout", type=float, default=None, metavar="SECONDS",
+                   help="give up (exit 3) when no worker joins, or none is left, for this "
+                        "long (default 60; 600 with --slurm)")
 
 
 def add_audit(sub, command) -> None:
@@ -72,10 +100,15 @@ def add_audit(sub, command) -> None:
     a.add_argument("--generator", default=None, help=GENERATOR_HELP)
     a.add_argument("--tables", default=None, help="table root (default: the generator's)")
     a.add_argument("--n", type=int, default=None, help=f"boards per row (default {DEFAULT_N})")
-    a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4")
-    a.add_argument("--profile", default=None, help="configs/NAME.toml ([audit] options)")
+    a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4 (a subset "
+                   "run never becomes LATEST)")
+    a.add_argument("--profile", default=None, metavar="PROFILE",
+                   help="[audit] options from a profile: a path, or NAME for "
+                        "configs/NAME.toml (smoke, nightly, slurm)")
     _cluster_options(a)
-    a.add_argument("--dry-run", action="store_true", help="with --slurm: print the job script")
+    a.add_argument("--dry-run", action="store_true",
+                   help="with --slurm: print the job script a run would submit, and submit "
+                        "nothing")
     a.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
     a.add_argument("--resume", default=None, metavar="RUN",
                    help="complete an interrupted run (its run id or .partial-* folder), "
@@ -88,13 +121,17 @@ def add_diff(sub, command) -> None:
         "diff", help="row-by-row comparison of two audit runs (Markdown + HTML page)",
         description="Compare two audit runs row by row: the row's table values, the "
                     "generator's compared figures and every line that flipped. Runs of "
-                    "different metric_version are refused unless --allow-cross-version.")
-    d.add_argument("run_a", help="run folder or run id (looked up under --out)")
-    d.add_argument("run_b", help="run folder or run id (looked up under --out)")
+                    "different metric_version are refused unless --allow-cross-version.",
+        epilog=DIFF_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("run_a", help="run folder, run id (or a unique prefix) or LATEST, looked "
+                   "up under --out")
+    d.add_argument("run_b", help="the run to compare with run_a (same forms)")
     d.add_argument("--out", default=DEFAULT_OUT, help="output root to look runs up in and "
                    f"to write the HTML page under (default: {DEFAULT_OUT})")
     d.add_argument("--allow-cross-version", action="store_true",
                    help="compare runs of different metric_version (every output says so)")
+    d.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when any hard line flips pass -> fail from run_a to run_b")
     d.set_defaults(func=command(cmd_diff))
 
 
@@ -104,7 +141,7 @@ def add_sweep(sub, command) -> None:
         description="Run the audit for one row across values of one table field and "
                     "report, per value, each hard line and the generator's figures, plus "
                     "the boundary value for which all hard lines hold.",
-        epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=SWEEP_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     w.add_argument("--generator", default=None, help=GENERATOR_HELP)
     w.add_argument("--row", required=True, help="the row to vary, e.g. 2:4")
     w.add_argument("--vary", required=True, metavar="FIELD=START:STOP:STEP",
@@ -115,3 +152,15 @@ def add_sweep(sub, command) -> None:
     _cluster_options(w)
     w.add_argument("--out", default=DEFAULT_OUT, help=f"output root (default: {DEFAULT_OUT})")
     w.set_defaults(func=command(cmd_sweep))
+
+
+def add_runs(sub, command) -> None:
+    r = sub.add_parser(
+        "runs", help="list the runs under an output folder; remove partial ones",
+        description="List finished and partial (interrupted) runs under --out, newest "
+                    "last, with what each holds; --remove-partial removes partial runs no "
+                    "process holds.")
+    r.add_argument("--out", default=DEFAULT_OUT, help=f"output root (default: {DEFAULT_OUT})")
+    r.add_argument("--remove-partial", nargs="+", default=None, metavar="RUN",
+                   help="remove these partial runs (run ids), or 'all'")
+    r.set_defaults(func=command(cmd_runs))

@@ -93,6 +93,10 @@ class Generator(Protocol):
     def warm(self) -> None:
         """Compile or load whatever ``block`` needs, once per process."""
 
+    def cold(self) -> bool:
+        """True when ``warm`` would compile (nothing cached on this machine yet): the engine
+        then compiles once, in a process of its own, before any worker starts."""
+
     # ---- analysis
     lines: tuple[Line, ...]  # every audit line, hard and advisory
 

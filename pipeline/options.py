@@ -218,18 +218,19 @@ def usable_out(out: str | os.PathLike) -> Path:
         raise MinegenError(f"--out {out}: {existing} is a file, so no folder can be made "
                            "under it")
     made = []
+    probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         for d in reversed([resolved, *resolved.parents]):
             if not d.exists():
                 d.mkdir()
                 made.append(d)
-        probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         with open(probe, "wb") as f:
             f.write(b"\0" * 65536)
             f.flush()
             os.fsync(f.fileno())
         probe.unlink()
     except OSError as e:
+        probe.unlink(missing_ok=True)
         for d in reversed(made):
             try:
                 d.rmdir()

@@ -226,7 +226,8 @@ def test_cli_failing_line_exits_1_with_summary(tmp_path):
 def test_slurm_dry_run_prints_job_script():
     p = cli("audit", "--slurm", str(FIXTURES.parent.parent.parent / "configs" / "slurm.toml"), "--dry-run")
     assert p.returncode == 0, p.stderr
-    assert "#SBATCH" in p.stdout and "dask" in p.stdout and "--job-name=minegen-audit" in p.stdout
+    assert "#SBATCH" in p.stdout and "dask" in p.stdout and "#SBATCH -J minegen-audit" in p.stdout
+    assert "a real run starts its own" in p.stderr  # the address in the script is not reused
 
 
 def test_progress_bar_only_on_a_terminal(capsys):

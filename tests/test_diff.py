@@ -199,3 +199,28 @@ def test_cross_version_is_refused_unless_allowed(runs, tmp_path):
     page = pages[0].read_text(encoding="utf-8")
     assert 'class="banner"' in page and "CROSS-VERSION DIFF" in page
     assert page.index("CROSS-VERSION") < page.index("<h1>")
+
+
+def test_fail_on_regression_exit_codes(runs):
+    base, flip = runs["base"].name, runs["flip"].name
+    worse = cli(base, flip, "--out", runs["out"], "--fail-on-regression")
+    assert worse.returncode == 1, worse.stderr
+    assert "regressions: 1 hard line(s) flipped pass -> fail: A on (1, 2)" in worse.stdout
+    assert cli(base, flip, "--out", runs["out"]).returncode == 0  # reported, not failed
+    better = cli(flip, base, "--out", runs["out"], "--fail-on-regression")
+    assert better.returncode == 0 and "regressions" not in better.stdout  # fail -> pass
+
+
+def test_latest_and_unique_prefixes_name_runs(runs):
+    out = runs["out"]
+    latest = (out / "metric_v1" / "LATEST").read_text().strip()
+    assert latest == runs["layout"].name  # the last full-table run of the fixture
+    assert resolve_run("LATEST", out) == out / "metric_v1" / latest
+    name = runs["density"].name
+    prefix = next(name[:k] for k in range(len(name)) if sum(
+        p.name.startswith(name[:k]) for p in (out / "metric_v1").iterdir()) == 1)
+    assert resolve_run(prefix, out) == runs["density"]
+    with pytest.raises(MinegenError, match="ambiguous"):
+        resolve_run(name[:9], out)  # the date: every run of the fixture shares it
+    d = diff.diff_runs("LATEST", prefix, out)
+    assert (d.a.run_id, d.b.run_id) == (latest, name)

@@ -122,6 +122,9 @@ class Toy:
     def warm(self):
         fnv1a_64(b"warm")
 
+    def cold(self):
+        return False
+
     def aggregations(self):
         return [pl.len().alias("boards"), pl.col("hit").mean().alias("hit_share"),
                 pl.col("hit").sum().cast(pl.Int64).alias("hits")]

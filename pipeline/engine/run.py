@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import pickle
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,11 +52,46 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
         if then is not None:
             then(todo[i], frame)
 
+    compiling = CompileOnce(gen, announce) if gen.cold() else None
     ran_on: set[str] = set()
-    with session(spec, warm=functools.partial(warm, gen), announce=announce) as s:
-        timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
-                           on_row=done,
-                           progress=Progress(len(todo), n * len(todo), progress, what),
-                           worker_timeout=s.timeout, ran_on=ran_on)
-        s.close_soon()
-        yield Execution(s.description, len(ran_on), list(todo), {**s.timings, **timings})
+    try:
+        with session(spec, warm=functools.partial(warm, gen), announce=announce,
+                     ready=compiling.wait if compiling else None) as s:
+            timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
+                               on_row=done,
+                               progress=Progress(len(todo), n * len(todo), progress, what),
+                               worker_timeout=s.timeout, ran_on=ran_on)
+            s.close_soon()
+            yield Execution(s.description, len(ran_on), list(todo), {**s.timings, **timings})
+    finally:
+        if compiling is not None:
+            compiling.stop()
+
+
+class CompileOnce:
+    """Compile the generator's kernels once for this machine, in a process of its own (the
+    client never loads them), while the cluster starts: every worker then loads the cache
+    instead of all of them compiling the same kernels at the same time."""
+
+    CODE = "import pickle, sys; pickle.load(sys.stdin.buffer).warm()"
+
+    def __init__(self, gen, announce: Callable[[str], None] | None = None):
+        self.announce = announce
+        if announce is not None:
+            announce("compiling kernels once for this machine (a few seconds; later runs "
+                     "load them)")
+        self.proc = subprocess.Popen([sys.executable, "-c", self.CODE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc.stdin.write(pickle.dumps(gen))
+        self.proc.stdin.close()
+
+    def wait(self) -> None:
+        err = self.proc.stderr.read().decode(errors="replace").strip()
+        if self.proc.wait() != 0 and self.announce is not None:  # not fatal: workers compile
+            self.announce("compiling once failed; each worker compiles instead: "
+                          + (err.splitlines()[-1] if err else "(no message)"))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

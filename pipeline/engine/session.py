@@ -63,10 +63,11 @@ def slurm_cluster(options: dict, scratch: str | None = None):
     return SLURMCluster(**kwargs)
 
 
-def slurm_job_script(options: dict) -> str:
+def slurm_job_script(options: dict) -> tuple[str, str]:
+    """(the job script a run would submit, the address of this dry run's scheduler)."""
     cluster = slurm_cluster(options)
     try:
-        return cluster.job_script()
+        return cluster.job_script(), cluster.scheduler_address
     finally:
         cluster.close()
 
@@ -154,9 +155,11 @@ def _start(spec: ClusterSpec) -> Session:
 
 @contextlib.contextmanager
 def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
-            announce: Callable[[str], None] | None = None) -> Iterator[Session]:
-    """start → wait for at least one worker → ``warm`` on every worker, now and when it
-    joins → yield → close. ``announce`` receives one line for the user (the dashboard).
+            announce: Callable[[str], None] | None = None,
+            ready: Callable[[], None] | None = None) -> Iterator[Session]:
+    """start → wait for at least one worker → ``ready()`` (e.g. a compile running beside
+    the start) → ``warm`` on every worker, now and when it joins → yield → close.
+    ``announce`` receives one line for the user (the dashboard).
 
     Raises RunError when no cluster can be had or no worker joins within the timeout
     (naming the address and, for SLURM, the job ids still queued).
@@ -175,6 +178,8 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             raise RunError(f"no worker joined {s.address} within {spec.timeout:g} s"
                            + (f"; SLURM jobs still queued: {', '.join(jobs)}" if jobs else "")
                            ) from e
+        if ready is not None:
+            ready()
         if warm is not None:
             from .plugins import Warm
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from minegen import kernel_cache
 from minegen.errors import MinegenError
 from minegen.plan import RowPlan, plan_row
 from minegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
@@ -118,6 +119,9 @@ class MinegenAudit:
         from minegen.batch import warm_up
 
         warm_up()
+
+    def cold(self) -> bool:
+        return not kernel_cache.is_warm()
 
     # -------------------------------------------------------------------- analysis
     def aggregations(self) -> list[pl.Expr]:

@@ -15,7 +15,8 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.compare import RunDiff, compare
+from ..analysis.compare import FAIL, PASS, RunDiff, compare
+from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK
 from ..generator import DEFAULT_GENERATOR, load_generator
 from ..options import DEFAULT_OUT
 from ..store import atomic
@@ -52,12 +53,23 @@ def diff_runs(run_a: str, run_b: str, out: str | os.PathLike = DEFAULT_OUT,
     return compare(gen, a, b, allow_cross_version)
 
 
+def regressions(d: RunDiff) -> list[tuple]:
+    """(key, line) of every hard line that flipped pass -> fail from run A to run B."""
+    return [(key, ln) for key, ln in d.flips
+            if ln.hard and ln.status_a == PASS and ln.status_b == FAIL]
+
+
 def cmd_diff(args) -> int:
-    """CLI: Markdown on stdout, the HTML page under <out>/diffs/, its path; exit 0."""
+    """CLI: Markdown on stdout, the HTML page under <out>/diffs/, its path. Exit 0, or 1
+    with --fail-on-regression when a hard line flipped pass -> fail."""
     from ..reports import diff_page
 
     d = diff_runs(args.run_a, args.run_b, args.out, args.allow_cross_version)
     page = write_html(d, args.out)  # first: the page exists even if stdout goes away
     print(diff_page.markdown(d), end="")
     print(f"\nHTML page: {page}")
-    return 0
+    worse = regressions(d)
+    if worse:
+        print(f"regressions: {len(worse)} hard line(s) flipped pass -> fail: "
+              + ", ".join(f"{ln.line} on {d.gen.label(key)}" for key, ln in worse))
+    return EXIT_ASSERTION_FAILED if worse and args.fail_on_regression else EXIT_OK

@@ -1,0 +1,112 @@
+"""``minegen runs``: the runs under an output folder, finished and partial; removes partial
+ones on request (never one a live process still owns).
+
+A partial run is an interrupted or failed audit's ``.partial-<run_id>`` folder: its
+finished rows, kept for ``minegen audit --resume <run_id>``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from minegen.errors import MinegenError
+
+from ..store.runs import PARTIAL_PREFIX, VERSION_DIR, latest
+from ..store.shards import ShardStore
+
+
+@dataclass(frozen=True)
+class Entry:
+    run_id: str
+    state: str  # "finished", "partial", "running" (a partial run a process holds)
+    path: Path
+    generator: str
+    created: str
+    n: object
+    rows: int
+    detail: str  # finished: exit code (and LATEST); partial: rows done / rows
+
+
+def _json(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return doc if isinstance(doc, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def list_runs(out: str) -> list[Entry]:
+    root = Path(out)
+    vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
+                   if VERSION_DIR.match(d.name) and d.is_dir())
+    entries = []
+    for vdir in vdirs:
+        newest = latest(vdir)
+        for d in sorted(p for p in vdir.iterdir() if p.is_dir()):
+            if d.name.startswith(PARTIAL_PREFIX):
+                facts = _json(d / "run.json")
+                store = ShardStore(d)
+                try:
+                    store.lock()
+                    store.unlock()
+                    state = "partial"
+                except MinegenError:
+                    state = "running"
+                rows = len(facts.get("rows") or [])
+                entries.append(Entry(store.run_id, state, d, facts.get("generator", "?"),
+                                     facts.get("created_utc", "?"), facts.get("n"), rows,
+                                     f"{store.done()} of {rows} rows done"))
+            elif (d / "manifest.json").is_file():
+                m = _json(d / "manifest.json")
+                detail = f"exit {m.get('exit_code')}" + (" (LATEST)" if d.name == newest
+                                                          else "")
+                entries.append(Entry(d.name, "finished", d, m.get("generator", "minegen"),
+                                     m.get("created_utc", "?"), m.get("n"),
+                                     len(m.get("rows") or []), detail))
+    return sorted(entries, key=lambda e: (e.created, e.run_id))
+
+
+def remove_partial(out: str, which: list[str]) -> list[Entry]:
+    """Remove the named partial runs (``all``: every partial run not held by a process)."""
+    partial = {e.run_id: e for e in list_runs(out) if e.state in ("partial", "running")}
+    names = sorted(partial) if which == ["all"] else which
+    unknown = [n for n in names if n not in partial]
+    if unknown:
+        raise MinegenError(f"no partial run {', '.join(unknown)} under {out} (see "
+                           "`minegen runs`)")
+    busy = [n for n in names if partial[n].state == "running"]
+    if busy and which != ["all"]:
+        raise MinegenError(f"run(s) {', '.join(busy)} are running (a process holds them); "
+                           "stop that process first")
+    removed = []
+    for n in names:
+        if partial[n].state == "running":
+            continue
+        store = ShardStore(partial[n].path)
+        store.lock()  # taken just now by nobody else: safe to remove
+        store.remove()
+        removed.append(partial[n])
+    return removed
+
+
+def cmd_runs(args) -> int:
+    if args.remove_partial:
+        for e in remove_partial(args.out, args.remove_partial):
+            print(f"removed partial run {e.run_id} ({e.detail})")
+        return 0
+    entries = list_runs(args.out)
+    if not entries:
+        print(f"no runs under {args.out}")
+        return 0
+    print(f"{'state':<9} {'run id':<40} {'generator':<10} {'N':>5} {'rows':>5}  detail")
+    for e in entries:
+        print(f"{e.state:<9} {e.run_id:<40} {e.generator:<10} {e.n!s:>5} {e.rows:>5}  "
+              f"{e.detail}")
+    partial = [e for e in entries if e.state == "partial"]
+    if partial:
+        print(f"\nresume one with: minegen audit --resume {partial[-1].run_id} --out "
+              f"{args.out}; remove: minegen runs --remove-partial RUN|all --out {args.out}")
+    return 0
+

@@ -1,0 +1,320 @@
+"""Runs a nightly job and a cluster can trust: no hang, clean interrupts, exact exit codes,
+unusable output folders refused, resume and concurrency integrity. Real processes and real
+clusters on loopback, stopped by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from minegen.errors import MinegenError
+from pipeline.jobs.audit import run_audit
+from pipeline.options import AuditOptions
+from pipeline.store.shards import ShardStore
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures" / "tables"
+SCALING = REPO / "benchmarks" / "tables" / "scaling"
+
+
+def cli(*args, timeout=300, env=None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def group_gone(pgid: int, within: float = 20.0) -> bool:
+    """True once no process of the group is left (the audit, its cluster, its workers)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+# ------------------------------------------------------------------------------ no hang
+
+@pytest.mark.cluster
+def test_a_scheduler_without_workers_ends_with_exit_3(tmp_path):
+    port = free_port()
+    sched = subprocess.Popen([Path(sys.executable).parent / "dask", "scheduler", "--host",
+                              "127.0.0.1", "--port", str(port), "--dashboard-address",
+                              "127.0.0.1:0"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        p = cli("audit", "--scheduler", f"127.0.0.1:{port}", "--worker-timeout", "3",
+                "--rows", "1:0", "--n", "4", "--out", tmp_path / "out", timeout=120)
+        took = time.monotonic() - t0
+    finally:
+        sched.terminate()
+        sched.wait(timeout=20)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert f"no worker joined tcp://127.0.0.1:{port} within 3 s" in p.stderr
+    assert "Traceback" not in p.stderr and took < 60
+    assert not list((tmp_path / "out").rglob(".partial-*"))  # nothing finished: nothing kept
+
+
+@pytest.mark.cluster
+def test_all_workers_lost_mid_run_ends_with_exit_3(tmp_path):
+    """An external cluster whose only worker dies mid-run: exit 3 within the worker
+    timeout, the finished rows kept for --resume."""
+    port = free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    bindir = Path(sys.executable).parent
+    sched = subprocess.Popen([bindir / "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                              str(port), "--dashboard-address", "127.0.0.1:0"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([bindir / "dask", "worker", addr, "--nworkers", "1",
+                               "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1",
+                               "--dashboard-address", "127.0.0.1:0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = tmp_path / "out"
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables",
+                                 SCALING, "--n", "1024", "--seeds-per-task", "128",
+                                 "--scheduler", addr, "--worker-timeout", "4", "--out", out],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        worker.kill()
+        t0 = time.monotonic()
+        stdout, stderr = proc.communicate(timeout=120)
+        took = time.monotonic() - t0
+    finally:
+        for p in (worker, sched):
+            p.kill()
+            p.wait(timeout=20)
+    assert proc.returncode == 3, stdout + stderr
+    assert "all workers lost" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    assert took < 40
+    assert list(out.glob("metric_v1/.partial-*/shards/*.json"))
+
+
+# --------------------------------------------------------------------------- interrupts
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables", SCALING,
+                             "--n", "512", "--seeds-per-task", "128", "--workers", "2",
+                             "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, stdout + stderr
+    assert "interrupted" in stderr and "resume with: minegen audit --resume" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert group_gone(proc.pid), "a process of the audit outlived it"
+    partial = next(out.glob("metric_v1/.partial-*"))
+    assert not (out / "metric_v1" / partial.name.removeprefix(".partial-")).exists()
+    run_id = partial.name.removeprefix(".partial-")
+    resumed = cli("audit", "--resume", run_id, "--workers", "2", "--out", out)
+    assert resumed.returncode in (0, 1), resumed.stderr
+    clean = run_audit(AuditOptions(tables=str(SCALING), n=512, seeds_per_task=128, workers=2,
+                                   out=str(tmp_path / "clean")), progress=False)
+    m = json.loads((out / "metric_v1" / run_id / "manifest.json").read_text())
+    assert m["records_sha256"] == clean.manifest["records_sha256"]
+    assert m["reused_rows"] and not partial.exists()
+
+
+# ------------------------------------------------------------------------- bad input: 2
+
+def _mount_tmpfs(path: Path, options: str) -> None:
+    path.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], check=True)
+
+
+@pytest.fixture
+def mounts(tmp_path):
+    """A full and a read-only file system (root mounts tmpfs; unmounted afterwards)."""
+    full, ro = tmp_path / "full", tmp_path / "ro"
+    _mount_tmpfs(full, "size=16k")
+    _mount_tmpfs(ro, "ro,size=16k")
+    try:
+        yield {"full": full, "ro": ro}
+    finally:
+        for m in (full, ro):
+            subprocess.run(["umount", str(m)], check=False)
+
+
+def test_every_unusable_out_exits_2_without_traceback(tmp_path, mounts):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    cases = {
+        "a file": (a_file, "it is a file"),
+        "under a file": (a_file / "x", "is a file"),
+        "/proc": ("/proc/minegen-out", "system tree"),
+        "/dev/null/x": ("/dev/null/x", "system tree"),
+        "read-only": (mounts["ro"] / "out", "read-only file system"),
+        "no space left": (mounts["full"] / "out", "no space left"),
+    }
+    for name, (out, why) in cases.items():
+        p = cli("audit", "--rows", "1:0", "--n", "4", "--out", out, timeout=60)
+        assert p.returncode == 2, (name, p.stdout, p.stderr)
+        assert why in p.stderr and "Traceback" not in p.stderr, (name, p.stderr)
+    assert not list(mounts["full"].iterdir()) and a_file.read_text() == "x"
+
+
+@pytest.mark.parametrize("body, why", [
+    ("[audit]\ntables = 5\n", "tables must be str"),
+    ("[audit]\nn = \"many\"\n", "n must be int"),
+    ("[audit]\nworkers = true\n", "workers must be int"),
+    ("[audit]\nbogus = 1\n", "unknown key 'bogus'"),
+    ("[audit]\nrows = 3\n", "rows must be str or list"),
+])
+def test_profile_values_of_the_wrong_type_exit_2(tmp_path, body, why):
+    profile = tmp_path / "p.toml"
+    profile.write_text(body)
+    p = cli("audit", "--profile", profile, "--out", tmp_path / "out")
+    assert p.returncode == 2 and why in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_profile_is_found_by_name():
+    from pipeline.options import find_profile, from_profile
+
+    assert find_profile("nightly").resolve() == REPO / "configs" / "nightly.toml"
+    assert from_profile("smoke").n == 16
+    with pytest.raises(MinegenError, match="smoke"):  # the known names are listed
+        find_profile("no_such_profile")
+
+
+def test_optional_table_file_that_is_not_a_file_is_an_error(tmp_path):
+    root = tmp_path / "t"
+    root.mkdir()
+    for name in ("board_gen.toml", "variation.toml"):
+        (root / name).write_bytes((REPO / "tables" / name).read_bytes())
+    (root / "economy.toml").mkdir()
+    p = cli("validate", "--tables", root)
+    assert p.returncode == 2 and "economy.toml" in p.stderr and "not a regular file" in \
+        p.stderr and "Traceback" not in p.stderr
+
+
+# ------------------------------------------------------------ resume and concurrency
+
+def test_run_ids_are_unique_even_in_the_same_second(tmp_path):
+    got, errors = [], []
+
+    def claim():
+        try:
+            got.append(ShardStore.claim(tmp_path, "20260101T000000Z-abcd-n4", {}))
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=claim) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len({s.run_id for s in got}) == 8
+
+
+def test_a_locked_run_is_refused_and_a_tampered_shard_recomputed(tmp_path):
+    store = ShardStore.claim(tmp_path, "run", {})
+    other = ShardStore(store.folder)
+    with pytest.raises(MinegenError, match="in use by another process"):
+        other.lock()
+    frame = pl.DataFrame({"seed_index": [0, 1], "x": [1.0, 2.0]})
+    expect = {"key": [1, 0], "snapshot": "abc", "n": 2}
+    store.save(0, expect, frame)
+    assert store.load(0, expect).equals(frame)
+    assert store.load(0, {**expect, "snapshot": "other"}) is None  # another row's shard
+    data = store.shards / "r00000.parquet"
+    pl.DataFrame({"seed_index": [0, 1], "x": [9.0, 9.0]}).write_parquet(data)  # not its bytes
+    assert store.load(0, expect) is None
+    store.remove()
+
+
+@pytest.mark.cluster
+def test_resume_refuses_a_changed_table_naming_the_rows(tmp_path):
+    tables = tmp_path / "t"
+    tables.mkdir()
+    for p in (REPO / "tables").glob("*.toml"):
+        (tables / p.name).write_bytes(p.read_bytes())
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables", tables,
+                             "--n", "1024", "--seeds-per-task", "64", "--workers", "1",
+                             "--out", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=120) == 130
+    from minegen.table_loader import load_tables
+
+    before = {r.key: r for r in load_tables(tables).board_gen}
+    text = (tables / "board_gen.toml").read_text()
+    (tables / "board_gen.toml").write_text(text.replace("mine_density = 0.12", "mine_density = 0.13", 1))
+    changed = [k for k, r in ((r.key, r) for r in load_tables(tables).board_gen)
+               if r != before[k]]
+    assert len(changed) == 1
+    run_id = next(out.glob("metric_v1/.partial-*")).name.removeprefix(".partial-")
+    p = cli("audit", "--resume", run_id, "--out", out)
+    assert p.returncode == 2 and "tables changed since the run started" in p.stderr
+    assert f"row(s) {changed[0][0], changed[0][1]}" in p.stderr and "Traceback" not in p.stderr
+
+
+# --------------------------------------------------------------------------- CLI habits
+
+def test_version_and_help_on_every_option():
+    import argparse
+
+    from minegen.cli import build_parser
+
+    p = cli("--version")
+    assert p.returncode == 0 and "generator_version" in p.stdout and "metric_version" in p.stdout
+    missing = []
+
+    def walk(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, [*path, name])
+            elif not a.help:
+                missing.append((path, a.dest))
+
+    walk(build_parser(), [])
+    assert missing == []
+
+
+@pytest.mark.cluster
+def test_first_run_compiles_once_and_says_so(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    p = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out", tmp_path / "o",
+            env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("compiling kernels once for this machine") == 1
+    assert "dashboard: http://127.0.0.1:" in p.stderr
+    again = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out",
+                tmp_path / "o", env=env)
+    assert again.returncode == 0 and "compiling" not in again.stderr
