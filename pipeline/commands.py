@@ -36,10 +36,11 @@ GENERATOR_HELP = ("generator to audit: a registered name (default minegen) or "
 
 
 def cmd_audit(args) -> int:
-    from .engine.session import slurm_job_script
+    from .engine.session import quiet_distributed, slurm_job_script
     from .jobs.audit import run_audit, summary
     from .options import merge
 
+    quiet_distributed()  # for the rest of this process: the audit reports losses itself
     opts = merge(args)
     if args.dry_run:
         if not opts.slurm:
@@ -64,8 +65,10 @@ def cmd_diff(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from .engine.session import quiet_distributed
     from .jobs.sweep import cmd_sweep as run
 
+    quiet_distributed()  # for the rest of this process: the sweep reports losses itself
     return run(args)
 
 

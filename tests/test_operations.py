@@ -76,9 +76,11 @@ def test_a_scheduler_without_workers_ends_with_exit_3(tmp_path):
 
 
 @pytest.mark.cluster
-def test_all_workers_lost_mid_run_ends_with_exit_3(tmp_path):
-    """An external cluster whose only worker dies mid-run: exit 3 within the worker
-    timeout, the finished rows kept for --resume."""
+@pytest.mark.parametrize("lose, says", [("worker", "all workers lost"),
+                                        ("scheduler", "lost the Dask scheduler")])
+def test_losing_the_cluster_mid_run_ends_with_exit_3(tmp_path, lose, says):
+    """An external cluster whose only worker, or whose scheduler, dies mid-run: exit 3
+    promptly (within the worker timeout), one line, the finished rows kept for --resume."""
     port = free_port()
     addr = f"tcp://127.0.0.1:{port}"
     bindir = Path(sys.executable).parent
@@ -99,7 +101,7 @@ def test_all_workers_lost_mid_run_ends_with_exit_3(tmp_path):
         while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
-        worker.kill()
+        (worker if lose == "worker" else sched).kill()
         t0 = time.monotonic()
         stdout, stderr = proc.communicate(timeout=120)
         took = time.monotonic() - t0
@@ -108,7 +110,7 @@ def test_all_workers_lost_mid_run_ends_with_exit_3(tmp_path):
             p.kill()
             p.wait(timeout=20)
     assert proc.returncode == 3, stdout + stderr
-    assert "all workers lost" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    assert says in stderr and "--resume" in stderr and "Traceback" not in stderr
     assert took < 40
     assert list(out.glob("metric_v1/.partial-*/shards/*.json"))
 

@@ -132,7 +132,13 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
             client.cancel(list(pending), force=True)  # stop what is queued, then report
         if not isinstance(e, Exception):
             raise  # an interrupt: the caller keeps the finished rows and says so
-        raise RunError(f"the graph did not complete: {type(e).__name__}: {e}") from e
+        done_rows = sum(1 for p in left if p not in parts)
+        if client.status != "running":
+            raise RunError(f"lost the Dask scheduler (client {client.status}); {done_rows} "
+                           "row(s) finished") from e
+        first = (str(e).strip().splitlines() or [""])[0][:300]  # not the list of futures
+        raise RunError(f"the graph did not complete ({type(e).__name__}: {first}); "
+                       f"{done_rows} row(s) finished") from e
     finally:
         progress.close()
     return {"fanout": round(time.perf_counter() - t0, 3)}

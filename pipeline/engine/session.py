@@ -12,6 +12,7 @@ keeps numba's compile and the GIL-bound glue apart.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -153,6 +154,24 @@ def _start(spec: ClusterSpec) -> Session:
         raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
 
 
+def quiet_distributed() -> contextlib.ExitStack:
+    """distributed's own loggers in this process silent below CRITICAL until the returned
+    stack closes: a session reports a lost scheduler or lost workers itself (RunError,
+    exit 3, in one line), where distributed would print reconnection tracebacks. The
+    commands keep it for the whole process (the client's loop thread may log after the
+    session closed)."""
+    import distributed  # noqa: F401 -- its logging config is applied on import: first
+
+    stack = contextlib.ExitStack()
+    names = ["distributed", *(n for n in logging.root.manager.loggerDict
+                              if n.startswith("distributed."))]
+    for name in names:  # children carry their own levels (distributed's logging config)
+        logger = logging.getLogger(name)
+        stack.callback(logger.setLevel, logger.level)
+        logger.setLevel(logging.CRITICAL)
+    return stack
+
+
 @contextlib.contextmanager
 def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             announce: Callable[[str], None] | None = None,
@@ -165,6 +184,7 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
     (naming the address and, for SLURM, the job ids still queued).
     """
     t0 = time.perf_counter()
+    quiet = quiet_distributed()
     s = _start(spec)
     s.timeout = spec.timeout
     try:
@@ -188,4 +208,7 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
                          warmup=round(time.perf_counter() - t1, 3))
         yield s
     finally:
-        s.close()
+        try:
+            s.close()
+        finally:
+            quiet.close()
