@@ -116,6 +116,14 @@ class Generator(Protocol):
     def report_sections(self, doc: Any) -> list:
         """The generator's own report sections (``reports.document.Section``) of one run."""
 
+    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
+        """(row key, board index) of the boards the report should draw (e.g. the worst
+        boards of failing rows); the engine makes them on the cluster with ``exhibit``."""
+
+    def exhibit(self, plan: Any, index: int) -> Any:
+        """Board ``index`` of ``plan`` drawn for the report (runs on a worker; may load the
+        kernels). The report sections find it in ``doc.drawings[(key, index)]``."""
+
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         """Advisory notes for the verdict and the one-screen summary of a nightly log."""
 

@@ -36,14 +36,14 @@ def _row(level: int, depth: int, **over) -> dict:
         exit_accept_least_bad=0, shortfall_mean=0.0, shortfall_max=0, shortfall_share=0.0,
         mine_drift_p50=0.05, mines_mean=16.2, fog_cells_mean=0.0,
         b_regions_full_share=None, b_prime_fogged_boards=0,
-        e_monotone_ok=1, e_detail="",
+        e_monotone_ok=1, e_detail="", fog_target_ratio=0.0, worst_boards=[3, 1],
     )
     row.update(over)
     row["mine_drift_warning"] = row["mine_drift_p50"] > MINE_DRIFT_WARN
     return row
 
 
-FOG = dict(fog_regions_requested=1, pool_empty=False, b_prime_fogged_boards=None,
+FOG = dict(fog_regions_requested=1, pool_empty=False, fog_target_ratio=0.1, b_prime_fogged_boards=None,
            delta_budget_fog_p50=6.0, delta_budget_fog_p90=9.0, fog_burden_ratio_p50=0.12,
            fog_burden_ratio_p90=0.2, fogged_boards=20, fog_cells_mean=11.0)
 ROWS = [
@@ -194,7 +194,9 @@ def test_html_has_each_plot_per_level(page):
             assert f">Level {level}: {title}</text>" in figs[0]
             assert ">node depth D</text>" in figs[0]
             assert figs[0].lstrip().startswith("<svg")
-    assert page.count("<svg") == 6 and ">target</text>" in page and ">core p10</text>" in page
+    per_level = sum(len(re.findall(rf'<figure id="plot-(inferability|burden|retry)-L{lv}">',
+                                   page)) for lv in (1, 2))
+    assert per_level == 6 and ">target</text>" in page and ">core p10</text>" in page
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids)), "ids repeat across inline SVGs"
 
@@ -249,3 +251,44 @@ def test_real_rows_render(default_tables):
     for level in {lv for lv, _ in keys}:
         for kind in ("inferability", "burden", "retry"):
             assert page.count(f'id="plot-{kind}-L{level}"') == 1
+
+
+def _points(svg: str, series: str) -> list[tuple[float, float]]:
+    return [tuple(map(float, v.split(","))) for v in
+            re.findall(rf'data-series="{re.escape(series)}" data-value="([^"]+)"', svg)]
+
+
+def test_each_hard_line_has_its_chart_with_threshold_and_exactly_its_failing_rows(inputs, page):
+    frame, results = inputs
+    rows = frame.to_dicts()
+    for ln in GENERATOR.lines:
+        if not ln.hard:
+            continue
+        anchor = ln.name.replace("'", "-prime")
+        figs = re.findall(rf'<figure id="plot-line-{anchor}">(.*?)</figure>', page, re.S)
+        applies = [i for i, r in enumerate(rows) if r[ln.column] is not None]
+        assert len(figs) == (1 if applies else 0), ln.name
+        if not applies:
+            continue
+        svg = figs[0]
+        failing = sorted(i for i, r in enumerate(rows) if r[ln.column] is not None
+                         and not ln.holds(r[ln.column]))
+        crosses = _points(svg, f"fails {ln.name}")
+        assert sorted(int(x) for x, _ in crosses) == failing, ln.name
+        threshold = _points(svg, f"threshold: {ln.requirement}".replace(">", "&gt;")
+                            .replace("<", "&lt;").replace("'", "&#x27;"))
+        assert threshold == [] or {y for _, y in threshold} == {ln.threshold}
+        assert f"threshold: {ln.requirement}".replace("'", "&#x27;").replace(">", "&gt;") \
+            in svg
+        observed = _points(svg, ln.what)
+        assert [(int(x), y) for x, y in observed] == [(i, float(rows[i][ln.column]))
+                                                      for i in applies]
+
+
+def test_drill_down_names_failing_rows_fields_sweep_and_boards(inputs):
+    frame, results = inputs
+    md = render.markdown(_manifest(), frame, results, SHORTFALL)
+    assert "### (2, 0): fails B" in md and "### (1, 2): fails A" in md
+    assert "| B | fog_target_ratio | lower |" in md
+    assert "minegen sweep --row 2:0 --vary fog_target_ratio=" in md
+    assert "boards leave safe cells a player must guess" in md  # A's reason, in words

@@ -37,3 +37,30 @@ def test_full_placement_has_no_shortfall_note(fixture_tables):
 def test_no_fog_rows_and_empty_pools_say_so(default_tables, fixture_tables):
     assert "none requested" in fog_summary(_board(default_tables, 1, 0, 0).record)
     assert "empty pool" in fog_summary(_board(fixture_tables("pool_empty"), 1, 0, 0).record)
+
+
+def test_report_thumbnail_shows_the_cells_of_the_text_view(default_tables):
+    """The drill-down's board picture and the CLI's text view of the same board agree
+    cell by cell: mines, numbers and zeros, fog, spawn, cells the solver leaves closed."""
+    import re
+
+    from pipeline.generators.minegen_boards import board_svg
+
+    board = generate(3, 4, tables=default_tables, index=0)
+    assert board.fog.any()  # a board that shows every kind of cell
+    svg = board_svg(board, "row (3, 4), board 0")
+    drawn = {tuple(map(int, c.split(","))): set(k.split()) for c, k in
+             re.findall(r'data-cell="([^"]+)" data-kind="([^"]+)"', svg)}
+    assert len(drawn) == board.width * board.height
+    text = draw(board).splitlines()[2:2 + board.height]
+    for y, line in enumerate(text):
+        left, right = line[3:3 + 3 * board.width], line[3 + 3 * board.width + 3:]
+        for x in range(board.width):
+            cell, view = left[3 * x:3 * x + 3], right[3 * x:3 * x + 3]
+            kind = drawn[(x, y)]
+            assert (cell[1] == "*") == ("mine" in kind), (x, y)
+            assert (cell[1] == ".") == ("zero" in kind), (x, y)
+            assert cell[1].isdigit() == ("number" in kind), (x, y)
+            assert (cell[0] == "~") == ("fog" in kind), (x, y)
+            assert (cell[0] == "[") == ("spawn" in kind and "fog" not in kind), (x, y)
+            assert (view.strip() == "#" and cell[1] != "*") == ("closed" in kind), (x, y)

@@ -148,6 +148,12 @@ class Toy:
     def summary_notes(self, rows):
         return []
 
+    def exhibits(self, rows, results):
+        return []
+
+    def exhibit(self, plan, index):
+        return None
+
     def vary(self, catalog, key, field, value):
         (base,) = self.plans(catalog, [key])
         if not 0.0 <= value <= 1.0:

@@ -27,3 +27,8 @@ def run_block_where(gen, plan, first: int, count: int) -> tuple[pl.DataFrame, st
 def warm(gen) -> bool:
     gen.warm()
     return True
+
+
+def exhibit(gen, plan, index: int):
+    """The generator's drawing of board ``index`` of ``plan`` (for the report)."""
+    return gen.exhibit(plan, index)

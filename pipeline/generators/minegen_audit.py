@@ -25,7 +25,7 @@ from minegen.table_model import Tables
 from ..analysis.lines import Line
 from ..generator import SweepField
 from ..reports.document import exact
-from . import minegen_b1, minegen_sections
+from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections
 
 MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option
 BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
@@ -154,6 +154,13 @@ class MinegenAudit:
             drift.quantile(0.5, interpolation="linear").alias("mine_drift_p50"),
             pl.col("mines").mean().alias("mines_mean"),
             pl.col("fog_cells").mean().alias("fog_cells_mean"),
+            # the boards the drill-down draws: illegal first, then fewest fog regions
+            # placed, then lowest inferability (core), then most attempts
+            pl.col("seed_index").sort_by(
+                [pl.col("illegal").not_(),
+                 pl.col("fog_regions_achieved") - pl.col("fog_regions_requested"),
+                 "inferability", "inferability_core", pl.col("attempts_used").neg()],
+                maintain_order=True).head(minegen_drill.WORST_BOARDS).alias("worst_boards"),
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog: Tables | None) -> pl.DataFrame:
@@ -179,6 +186,15 @@ class MinegenAudit:
 
     def report_sections(self, doc) -> list:
         return minegen_sections.sections(doc)
+
+    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
+        from ..reports.audit_page import AuditDoc
+
+        doc = AuditDoc({}, rows.to_dicts(), results, self.lines, self.key_fields, self.label)
+        return minegen_drill.wanted(doc)
+
+    def exhibit(self, plan: RowPlan, index: int) -> str:
+        return minegen_boards.exhibit(plan, index)
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         drift = rows.filter(pl.col("mine_drift_warning"))

@@ -11,7 +11,10 @@ from __future__ import annotations
 from ..reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
+from minegen.table_loader import DEFAULT_ROOT
+
 from ..reports.svg import Band, Marks, Series, line_chart
+from . import minegen_drill
 
 MINE_DRIFT_WARN = 0.25
 
@@ -177,7 +180,10 @@ def sections(doc) -> list[Section]:
             "B failures on small or sparse boards are an expected finding: fog regions need "
             "a 4-connected component of eligible cells, and eligible cells form thin bands "
             "around the mines; the generator is never bent to make a row pass.")]))
-    out += [_report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
+    tables = doc.manifest.get("table_root")
+    tables = None if tables in (None, str(DEFAULT_ROOT)) else tables
+    out += [*minegen_drill.drill_down(doc, tables), minegen_drill.difficulty_curve(doc),
+            _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
     b1 = doc.tables.get("b1_reconciliation")
     if b1 is not None:
         out.append(_b1_section(b1))

@@ -121,9 +121,9 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
                          todo, opts.n, opts.seeds_per_task, store, expects, progress,
                          then=feeder.arrived, announce=announce) as ex:
                 t1 = time.perf_counter()
-                result = _finish(gen, catalog, feeder.drain(), tmp, vdir / run_id, manifest,
-                                 ex, t_start, {"setup": round(t0 - t_start, 3),
-                                               "generate": round(t1 - t0, 3)})
+                result = _finish(gen, catalog, plans, feeder.drain(), tmp, vdir / run_id,
+                                 manifest, ex, t_start, {"setup": round(t0 - t_start, 3),
+                                                         "generate": round(t1 - t0, 3)})
     except RunError as e:
         if not opts.resume and not store.done():  # nothing finished: nothing to resume
             store.remove()
@@ -159,14 +159,19 @@ def refuse_changed_rows(gen, run: str, facts: dict, keys: list, expects: list[di
                            "audit (a resumed run must equal a clean run of today's tables).")
 
 
-def _finish(gen, catalog, got, tmp: Path, run_dir: Path, manifest: dict, ex, t_start: float,
-            timings: dict) -> AuditResult:
+def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, ex,
+            t_start: float, timings: dict) -> AuditResult:
     """Lines, tables and reports of a collected run, written into ``tmp`` (the run folder
-    before its atomic rename)."""
+    before its atomic rename). The boards the report draws are made on the cluster, which
+    then closes while the files are written."""
     t2 = time.perf_counter()
     rows = gen.row_columns(got.rows.drop(ROW), catalog)
     results, failures = L.evaluate(rows, gen.lines, gen.key_fields)
     exit_code = EXIT_ASSERTION_FAILED if L.hard_failures(results) else EXIT_OK
+    by_key = {gen.key(p): p for p in plans}
+    drawings = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
+                                 if k in by_key])
+    ex.close_soon()
     tables = {**got.side, **gen.run_tables(rows, catalog)}
     t3 = time.perf_counter()
     manifest.update({
@@ -175,14 +180,14 @@ def _finish(gen, catalog, got, tmp: Path, run_dir: Path, manifest: dict, ex, t_s
         "timings_s": {**timings, **ex.timings, "finish": round(t3 - t2, 3)},
     })
     rows.write_parquet(tmp / "aggregates.parquet")
-    rows.write_csv(tmp / "aggregates.csv")
+    flat(rows).write_csv(tmp / "aggregates.csv")
     for name, frame in tables.items():
-        frame.write_csv(tmp / f"{name}.csv")
+        flat(frame).write_csv(tmp / f"{name}.csv")
     (tmp / "assertions.json").write_text(runs.to_json({
         "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
     doc = AuditDoc(manifest, rows.to_dicts(), results, gen.lines, gen.key_fields, gen.label,
-                   tables, gen.summary_notes(rows))
+                   tables, gen.summary_notes(rows), drawings)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")
@@ -191,6 +196,13 @@ def _finish(gen, catalog, got, tmp: Path, run_dir: Path, manifest: dict, ex, t_s
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
     (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")
     return AuditResult(exit_code, run_dir, manifest, rows, results, gen)
+
+
+def flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """CSV has no lists: list columns become ``a;b;c`` text."""
+    lists = [c for c, t in frame.schema.items() if isinstance(t, pl.List)]
+    return frame.with_columns(pl.col(c).cast(pl.List(pl.String)).list.join(";")
+                              for c in lists) if lists else frame
 
 
 def resume_hint(run_id: str, out: str) -> str:

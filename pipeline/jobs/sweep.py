@@ -250,6 +250,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
         with interruptible(), execute(gen, spec, plans, list(range(len(plans))), opts.n,
                                       opts.seeds_per_task, store, expects, progress,
                                       what="sweep") as ex:
+            ex.close_soon()  # every value is on disk: the cluster closes while we evaluate
             by_pos, digests = {}, {}
             for pos in range(len(plans)):  # one value at a time: its own records digest
                 got = collect(gen, store.rows([pos]), None)

@@ -8,11 +8,15 @@ manifest ``exit_code`` that disagrees is said loudly, never hidden.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..analysis.lines import NEGATE, Line, advisory_warnings, fmt_threshold, hard_failures
 from . import render
-from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, facts_sections, num
+from .document import (
+    FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
+)
+from .svg import Marks, Series, Shade, line_chart
 
 FACT_KEYS = [("run id", "run_id"), ("created (UTC)", "created_utc"),
              ("generator", "generator"), ("code version", "code_version"),
@@ -37,6 +41,7 @@ class AuditDoc:
     label: object  # key tuple -> text
     tables: dict = field(default_factory=dict)  # the generator's side and run tables
     notes: list[str] = field(default_factory=list)  # the generator's advisory notes
+    drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
 
     def key(self, r: dict) -> tuple:
         return tuple(r[k] for k in self.key_fields)
@@ -126,10 +131,72 @@ def _lines(doc: AuditDoc) -> Section:
     return sec
 
 
+def anchor(name: str) -> str:
+    """A line's name as an HTML id: A'' -> A-prime-prime (quotes never reach an id)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", name.replace("'", "-prime"))
+
+
+def groups(doc: AuditDoc) -> list[Shade]:
+    """Shaded bands over runs of rows sharing the first key field (a level), every other
+    group shaded, labelled with the field's value."""
+    out, start = [], 0
+    first = [r[doc.key_fields[0]] for r in doc.rows]
+    for i in range(1, len(first) + 1):
+        if i == len(first) or first[i] != first[start]:
+            out.append(Shade(start - 0.5, i - 0.5, str(first[start]),
+                             "#eeeeee" if len(out) % 2 == 0 else "#fafafa"))
+            start = i
+    return out
+
+
+def line_charts(doc: AuditDoc) -> Section:
+    """Per hard line: its observed value on every row (in key order) against the threshold,
+    the failing rows crossed on that line's own chart."""
+    sec = Section("line-charts", "Lines per row")
+    sec.blocks.append(Para("Each hard line's observed value on every row where it applies, in "
+                           "row order, with its threshold (dashed); a red cross marks a row "
+                           "where that line fails."))
+    xs = list(range(len(doc.rows)))
+    labels = [doc.row_label(r) for r in doc.rows]
+    shades = groups(doc) if len({r[doc.key_fields[0]] for r in doc.rows}) > 1 else []
+    figures = []
+    for ln in doc.lines:
+        if not ln.hard:
+            continue
+        obs = [r.get(ln.column) for r in doc.rows]
+        if all(v is None for v in obs):
+            continue
+        failing = [(i, v) for i, (r, v) in enumerate(zip(doc.rows, obs))
+                   if v is not None and not ln.holds(v)]
+        values = [v for v in obs if v is not None] + [ln.threshold]
+        lo, hi = min(values), max(values)
+        pad = (hi - lo) * 0.08 or 0.5
+        if ln.op == "==" and lo >= 0:  # a count that must be 0: the axis starts at 0
+            lo, pad_lo = 0.0, 0.0
+        else:
+            pad_lo = pad
+        svg = line_chart(
+            ns=f"line-{len(figures)}", title=f"Line {ln.name}: {ln.what}",
+            xlabel=f"row, in key order (bands: {doc.key_fields[0]})", ylabel=ln.what, xs=xs,
+            xticks=labels,
+            ylim=(lo - pad_lo, hi + pad), shades=shades,
+            width=max(560, min(1200, 14 * len(xs))),
+            series=[Series(ln.what, obs, "#1f3f77", width=1.2),
+                    Series(f"threshold: {ln.requirement}", [ln.threshold] * len(xs),
+                           "#d62728", dash="6 3", marker="none")],
+            marks=[Marks(f"fails {ln.name}", [i for i, _ in failing],
+                         [v for _, v in failing], "#d62728")] if failing else [])
+        figures.append(Figure(f"plot-line-{anchor(ln.name)}", svg,
+                              f"Line {ln.name} ({ln.meaning}); applies to {ln.applies}. "
+                              f"{len(failing)} row(s) fail."))
+    sec.blocks.append(Figures("", figures))
+    return sec
+
+
 def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, list[Section]]:
     title = f"{doc.manifest.get('generator', 'minegen')} audit " \
             f"{doc.manifest.get('run_id', '(no run id)')}"
-    return title, [_verdict(doc), _lines(doc), *generator_sections,
+    return title, [_verdict(doc), _lines(doc), line_charts(doc), *generator_sections,
                    *facts_sections(doc.manifest, FACT_KEYS)]
 
 

@@ -4,8 +4,9 @@ Contract: plain sequences in, one ``<svg>…</svg>`` string out that pastes into
 page as is: no prolog, no external reference, ids prefixed by the caller's ``ns`` (several
 charts share a page), deterministic bytes for the same inputs (fixed number formatting).
 Missing values (None or NaN) are gaps. The legend is drawn below the plot area, so it
-never covers data or thresholds. Every data element carries a ``data-series`` attribute
-naming its series, so a test (or a script) can read a chart back.
+never covers data or thresholds. Every data element carries ``data-series`` (its series)
+and every point ``data-value="x,y"`` (the data it stands for), so a test or a script reads
+a chart back.
 
 Cost: a chart is a few hundred string joins (~0.1 ms), where a matplotlib figure written
 to SVG cost ~30 ms; a report with hundreds of rows draws in milliseconds.
@@ -107,8 +108,8 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
     legend_items = ([(b.label, b.color, "band", "") for b in bands]
                     + [(s.label, s.color, s.marker, s.dash) for s in series]
                     + [(m.label, m.color, m.shape, "") for m in marks])
-    per_row = max(1, (width - LEFT - RIGHT) // 150)
-    legend_rows = math.ceil(len(legend_items) / per_row)
+    places = _legend_places(legend_items, width)
+    legend_rows = 1 + max((r for r, _ in places), default=-1)
     height = HEIGHT + 10 + legend_rows * LEGEND_ROW
     plot_w, plot_h = width - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     finite = [v for s in series for v in map(_num, s.ys) if math.isfinite(v)]
@@ -152,7 +153,9 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
                    f'stroke="#e3e3e3"/><text x="{LEFT - 5}" y="{_f(y + 4)}" '
                    f'text-anchor="end">{_tick_label(t)}</text>')
     labels = list(xticks) if xticks is not None else [_tick_label(x) for x in xs]
-    stride = max(1, math.ceil(len(xs) / max(1, plot_w // 28)))
+    widest = max((_text_width(lab) for lab in labels), default=0) + 6
+    spacing = plot_w / max(1, len(xs))
+    stride = max(1, math.ceil(widest / spacing))
     for i, (x, lab) in enumerate(zip(xs, labels)):
         if i % stride == 0:
             out.append(f'<text x="{_f(px(x))}" y="{TOP + plot_h + 14}" '
@@ -169,7 +172,7 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
         out.append(_series(s, xs, px, py))
     for m in marks:
         out.append(_marks(m, px, py))
-    out.append(_legend(legend_items, per_row, HEIGHT + 8, width))
+    out.append(_legend(legend_items, places, HEIGHT + 8))
     out.append("</svg>")
     return "".join(out)
 
@@ -218,12 +221,19 @@ def _series(s: Series, xs, px, py) -> str:
         out.append(f'<polyline points="{d}" fill="none" stroke="{s.color}" '
                    f'stroke-width="{s.width}"{dash} data-series="{_e(s.label)}"/>')
         for x, y in run:
-            out.append(_marker(s.marker, px(x), py(y), s.color, s.label))
+            out.append(_marker(s.marker, px(x), py(y), s.color, s.label, (x, y)))
     return "".join(out)
 
 
-def _marker(kind: str, x: float, y: float, color: str, label: str) -> str:
-    attr = f'data-series="{_e(label)}" data-x="{_f(x)}"' if label else ""
+def _marker(kind: str, x: float, y: float, color: str, label: str,
+            value: tuple[float, float] | None = None) -> str:
+    """A point; with a label it names its series and (``value``) the data it stands for."""
+    attr = ""
+    if label:
+        attr = f'data-series="{_e(label)}"'
+        if value is not None:
+            attr += f' data-value="{value[0]:g},{value[1]:g}"'
+
     if kind == "circle":
         return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.8" fill="{color}" {attr}/>'
     if kind == "triangle":
@@ -241,16 +251,32 @@ def _marker(kind: str, x: float, y: float, color: str, label: str) -> str:
 
 
 def _marks(m: Marks, px, py) -> str:
-    return "".join(_marker(m.shape, px(float(x)), py(_num(y)), m.color, m.label)
+    return "".join(_marker(m.shape, px(float(x)), py(_num(y)), m.color, m.label,
+                           (float(x), _num(y)))
                    for x, y in zip(m.xs, m.ys) if math.isfinite(_num(y)))
 
 
-def _legend(items, per_row: int, top: float, width: int) -> str:
+def _text_width(text: str) -> float:
+    return 6.2 * len(str(text))  # ~11 px sans-serif: a conservative average advance
+
+
+def _legend_places(items, width: int) -> list[tuple[int, float]]:
+    """(row, x) of each legend item: laid out left to right, wrapped at the chart's width,
+    each item as wide as its own label (long labels never run into the next one)."""
+    places, row, x = [], 0, float(LEFT)
+    for label, *_ in items:
+        w = 21 + _text_width(label) + 14
+        if x + w > width - RIGHT and x > LEFT:
+            row, x = row + 1, float(LEFT)
+        places.append((row, x))
+        x += w
+    return places
+
+
+def _legend(items, places, top: float) -> str:
     out = []
-    col_w = (width - LEFT - RIGHT) / per_row
-    for i, (label, color, kind, dash) in enumerate(items):
-        r, c = divmod(i, per_row)
-        x, y = LEFT + c * col_w, top + r * LEGEND_ROW
+    for (label, color, kind, dash), (r, x) in zip(items, places):
+        y = top + r * LEGEND_ROW
         if kind == "band":
             sym = (f'<rect x="{_f(x)}" y="{_f(y - 9)}" width="16" height="10" fill="{color}" '
                    f'fill-opacity="0.3"/>')
