@@ -42,7 +42,8 @@ class FieldSpec:
     """Type and domain of one table field.
 
     kind: "int" (bool rejected), "float" (int accepted; NaN/inf are domain errors),
-    "str" (non-empty), "enum" (one of ``choices``), "strlist" (array of non-empty str).
+    "str" (non-empty), "enum" (one of ``choices``), "strlist" (array of non-empty str),
+    "bool" (true / false).
     ``lo``/``hi`` bound int and float fields; ``None`` = unbounded on that side.
     ``empty_category``: for a strlist whose emptiness is its own fatal category.
     """
@@ -68,6 +69,8 @@ class FieldSpec:
             return f"{self.name} must be a non-empty string"
         if self.kind == "enum":
             return f"{self.name} must be one of: {', '.join(self.choices)}"
+        if self.kind == "bool":
+            return f"{self.name} must be true or false"
         tail = " (non-empty)" if self.empty_category else " (may be empty)"
         return f"{self.name} must be an array of non-empty strings{tail}"
 
@@ -118,6 +121,8 @@ def check_value(spec: FieldSpec, value: object) -> tuple[str, str] | None:
         if spec.kind == "str":
             return None if value else ("domain", spec.rule)
         return None if value in spec.choices else ("domain", spec.rule)
+    if spec.kind == "bool":
+        return None if isinstance(value, bool) else ("type", spec.rule)
     if spec.kind == "strlist":
         if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
             return ("type", spec.rule)
@@ -145,6 +150,8 @@ BOARD_GEN_FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("fog_target_ratio", "float", 0, 1, hi_open=True),
     FieldSpec("board_biome", "strlist", empty_category="biome_empty"),
     FieldSpec("monotone_in_depth", "strlist", required=False),
+    # not generation: `minegen tune` never proposes a change to a row marked true
+    FieldSpec("tune_locked", "bool", required=False),
 )
 
 # A4 VariationTable schema (8 fields; biome_tag / counter_item_ids default to empty).

@@ -227,6 +227,7 @@ def _board_gen_row(ok: dict) -> BoardGenRow:
         fog_target_ratio=float(ok["fog_target_ratio"]),
         board_biome=frozenset(ok["board_biome"]),
         monotone_in_depth=tuple(ok.get("monotone_in_depth", ())),
+        tune_locked=bool(ok.get("tune_locked", False)),
     )
 
 

@@ -57,6 +57,7 @@ class BoardGenRow:
     fog_target_ratio: float
     board_biome: frozenset[str]
     monotone_in_depth: tuple[str, ...] = ()
+    tune_locked: bool = False  # fixed by the design: `minegen tune` never changes the row
 
     @property
     def key(self) -> tuple[int, int]:

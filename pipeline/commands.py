@@ -72,6 +72,14 @@ def cmd_sweep(args) -> int:
     return run(args)
 
 
+def cmd_tune(args) -> int:
+    from .engine.session import quiet_distributed
+    from .jobs.tune import cmd_tune as run
+
+    quiet_distributed()
+    return run(args)
+
+
 def cmd_runs(args) -> int:
     from .jobs.runs import cmd_runs as run
 
@@ -167,3 +175,34 @@ def add_runs(sub, command) -> None:
     r.add_argument("--remove-partial", nargs="+", default=None, metavar="RUN",
                    help="remove these partial runs (run ids), or 'all'")
     r.set_defaults(func=command(cmd_runs))
+
+
+TUNE_EXIT_HELP = f"""exit codes:
+  {EXIT_OK}  the proposed tables pass their own audit
+  {EXIT_ASSERTION_FAILED}  some hard line still fails on the proposed tables (patch.md names the rows
+     no single-field change fixes, with the evidence)
+{_COMMON_CODES}"""
+
+
+def add_tune(sub, command) -> None:
+    t = sub.add_parser(
+        "tune", help="propose the smallest single-field change for each failing row",
+        description="For each row failing a hard line (rows the table marks tune_locked "
+                    "excepted), search the fields that move that line, one at a time in "
+                    "tuning order, for the smallest change that makes every hard line of the "
+                    "row hold; all candidates run as one graph with the audit's seeds. "
+                    "Writes <out>/tune/<id>/: a proposed table root, patch.md, the audit of "
+                    "the proposed tables and its diff against the baseline.",
+        epilog=TUNE_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("--generator", default=None, help=GENERATOR_HELP)
+    t.add_argument("--tables", default=None, help="table root (default: the generator's)")
+    t.add_argument("--n", type=int, default=None,
+                   help=f"boards per row and per candidate (default {DEFAULT_N})")
+    t.add_argument("--run", default=None, metavar="RUN",
+                   help="start from this finished audit of the same tables instead of "
+                        "auditing them first (run id, prefix, LATEST or folder)")
+    t.add_argument("--resume", dest="resume_tune", default=None, metavar="ID",
+                   help="complete an interrupted tune (its id under <out>/tune/)")
+    _cluster_options(t)
+    t.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
+    t.set_defaults(func=command(cmd_tune), rows=None, profile=None, resume=None)

@@ -144,6 +144,19 @@ class Generator(Protocol):
     def resolved_key(self, catalog: Any, key: tuple) -> tuple:
         """The key of the table row a requested key reads (itself, or a fallback row)."""
 
+    # ---- tune
+    def locked(self, catalog: Any, key: tuple) -> bool:
+        """True when the design fixes the row: ``tune`` never proposes a change to it."""
+
+    def tune_candidates(self, catalog: Any, key: tuple, lines: list[str]
+                        ) -> list[tuple[str, list]]:
+        """For a row failing ``lines``: [(field, values)] in tuning order, each field's
+        values from the smallest change outwards (validated later with ``vary``)."""
+
+    def patch_tables(self, catalog: Any, dst: Any, changes: dict) -> None:
+        """Write a copy of the table root to ``dst`` with ``changes``
+        ({key: {field: value}}) applied."""
+
 
 _HOOKS = sorted({*Generator.__annotations__, *(
     n for n, v in vars(Generator).items() if callable(v) and not n.startswith("_"))})

@@ -103,9 +103,11 @@ def test_default_root_loads_clean():
 def test_default_root_reference_rows_exact():
     rows = {r.key: r for r in load_tables().board_gen}
     assert rows[(1, 0)] == BoardGenRow(1, 0, 10, 10, 0.10, 0.95, "single_subset", 50, 16, 0, 0.0,
-                                       frozenset({"dungeon"}))
+                                       frozenset({"dungeon"}), tune_locked=True)
     assert rows[(2, 0)] == BoardGenRow(2, 0, 12, 12, 0.12, 0.92, "single_subset", 60, 16, 1, 0.10,
-                                       frozenset({"dungeon"}))
+                                       frozenset({"dungeon"}), tune_locked=True)
+    # the reference rows are fixed by the design: tuning never proposes a change to them
+    assert [k for k, r in rows.items() if r.tune_locked] == [(1, 0), (2, 0)]
     assert rows[(1, 0)].planned_mines == 9 and rows[(2, 0)].planned_mines == 16
 
 

@@ -166,6 +166,23 @@ class Toy:
     def resolved_key(self, catalog, key):
         return tuple(key)
 
+    def locked(self, catalog, key):
+        return False
+
+    def tune_candidates(self, catalog, key, lines):
+        base = self.current_value(catalog, key, "p")
+        return [("p", [round(base + 0.1 * k, 4) for k in range(1, 10) if base + 0.1 * k <= 1])]
+
+    def patch_tables(self, catalog, dst, changes):
+        import shutil
+
+        shutil.copytree(catalog.root, dst)
+        rows = [ToyRow(r.name, r.size, changes.get((r.name, r.size), {}).get("p", r.p),
+                       r.delay) for r in catalog.rows]
+        (dst / "toy.toml").write_text("".join(
+            f'[[rows]]\nname = "{r.name}"\nsize = {r.size}\np = {r.p}\ndelay = {r.delay}\n\n'
+            for r in rows), encoding="utf-8")
+
 
 @dataclass(frozen=True)
 class _Diag:

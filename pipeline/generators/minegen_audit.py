@@ -25,7 +25,7 @@ from minegen.table_model import Tables
 from ..analysis.lines import Line
 from ..generator import SweepField
 from ..reports.document import exact
-from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections
+from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections, minegen_tune
 
 MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option
 BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
@@ -258,6 +258,16 @@ class MinegenAudit:
 
     def resolved_key(self, catalog: Tables, key) -> tuple[int, int]:
         return catalog.resolve(*key).key
+
+    # ------------------------------------------------------------------------ tune
+    def locked(self, catalog: Tables, key) -> bool:
+        return catalog.resolve(*key).tune_locked
+
+    def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
+        return minegen_tune.candidates(catalog.resolve(*key), lines)
+
+    def patch_tables(self, catalog: Tables, dst, changes: dict) -> None:
+        minegen_tune.patch_tables(catalog.root, dst, changes)
 
 
 def monotone_frame(tables: Tables) -> pl.DataFrame:

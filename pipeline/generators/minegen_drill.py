@@ -12,28 +12,13 @@ from ..reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from ..reports.svg import Series, Shade, line_chart
+from .minegen_tune import TUNING
 
 WORST_BOARDS = 3  # boards drawn per drilled row
 NEAR_MISSES = 3  # passing rows closest to a threshold, drilled as well
 MAX_DRILLED = 40  # rows drilled at the most (a report stays readable)
 
-# Per hard line: (field, which way helps the line, why) in the order a designer should
-# try them; ``minegen sweep`` varies one of them at a time.
-MOVES = {
-    "A": [("inferability_target", "lower", "a lower target accepts the boards as they are"),
-          ("mine_density", "lower", "fewer mines leave fewer cells that need a guess"),
-          ("max_gen_attempts", "higher", "more attempts to find a board that meets the target"),
-          ("fog_target_ratio", "lower", "less fog hides fewer numbers")],
-    "A''": [("inferability_target", "higher", "the floor is 0.85")],
-    "A'": [("mine_density", "lower", "fewer mines: fewer cut-off safe cells"),
-           ("min_safe_count", "lower", "fewer safe cells required"),
-           ("max_gen_attempts", "higher", "more attempts to find a legal board")],
-    "B": [("fog_target_ratio", "lower", "smaller regions fit in the thin bands of eligible cells"),
-          ("fog_region_count", "lower", "fewer regions to place"),
-          ("board_size", "higher", "a larger board has larger eligible patches"),
-          ("mine_density", "higher", "more mines: more numbered (eligible) cells")],
-    "B'": [],
-}
+MOVES = TUNING  # per hard line: (field, which way helps, why), in tuning order
 
 
 def worst_rows(doc) -> list[tuple[dict, list[str], bool]]:
