@@ -2,7 +2,8 @@
 temporary folder with their own config, key, sockets, state, spool, logs and pid files.
 
     from slurm_local import start, PackagesUnavailable
-    cluster = start(folder)          # installs the Debian packages on first use
+    cluster = start()                # installs the Debian packages on first use; its own
+                                     # /tmp/minegen-slurm-* folder (or start(folder))
     subprocess.run(["sbatch", ...], env=cluster.env)   # SLURM_CONF points at our conf
     cluster.stop()                   # jobs cancelled, daemons stopped by PID, checked gone
 
@@ -76,6 +77,7 @@ def ensure_packages(timeout: float = 600) -> float:
     lock = ["-o", "DPkg::Lock::Timeout=120"]
     steps = [["apt-get", *lock, "update", "-q"],
              ["apt-get", *lock, "install", "-y", "-q", "--no-install-recommends", *PACKAGES]]
+    notes = []  # what `apt-get update` could not fetch: it exits 0 even then
     for cmd in steps:
         try:
             r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -83,11 +85,13 @@ def ensure_packages(timeout: float = 600) -> float:
         except subprocess.TimeoutExpired as e:
             raise PackagesUnavailable(f"`{' '.join(cmd)}` took over {timeout:g} s") from e
         out = (r.stdout + r.stderr).strip()
-        # `apt-get update` exits 0 even when it fetched nothing: judge it by the install
+        notes += [ln for ln in out.splitlines() if ln.startswith(("W:", "E:", "Err:"))][:6]
         if r.returncode != 0:
             tail = "\n".join(out.splitlines()[-15:])
             msg = f"`{' '.join(cmd)}` failed (exit {r.returncode}):\n{tail}"
-            if UNREACHABLE.search(out):
+            if cmd is steps[-1] and notes:
+                msg += "\napt-get update said:\n" + "\n".join(dict.fromkeys(notes))
+            if UNREACHABLE.search(out + "\n".join(notes)):
                 raise PackagesUnavailable(msg)
             raise HarnessError(msg)
     missing = [n for n in NEEDED if not _which(n)]
@@ -280,8 +284,8 @@ class LocalSlurm:
         """Cancel every job left, stop the daemons (TERM, wait, KILL), then make sure no
         process of ours is still running. Raises HarnessError if one survives."""
         t0 = time.monotonic()
-        problems = []
-        if _alive(self.pids.get("slurmctld", -1)):
+        ours = set(marked_pids(self.folder))  # a recorded PID counts only while it is ours
+        if self.pids.get("slurmctld") in ours:
             try:
                 left = [j[0] for j in self.jobs()]
                 if left:
@@ -290,19 +294,20 @@ class LocalSlurm:
                     while self.jobs() and time.monotonic() < deadline:
                         time.sleep(0.2)
             except (HarnessError, subprocess.TimeoutExpired) as e:
-                problems.append(f"could not cancel jobs: {e}")
+                self.timings["cancel_failed"] = str(e)  # what is left is killed below
         # job steps first, then slurmd (slurmstepd talks to it), slurmctld, munged last
-        daemons = [self.pids[n] for n in ("slurmd", "slurmctld", "munged") if n in self.pids]
+        daemons = [self.pids[n] for n in ("slurmd", "slurmctld", "munged")
+                   if self.pids.get(n) in ours]
         steps = [p for p in marked_pids(self.folder) if p not in daemons]
         _terminate(steps, grace)
         for pid in daemons:
             _terminate([pid], grace)
         survivors = _terminate(marked_pids(self.folder), grace)
+        _reap(list(self.pids.values()))  # daemons that had exited on their own
         self.timings["stop"] = round(time.monotonic() - t0, 2)
         if survivors:
-            problems.append(f"processes still running after KILL: {survivors}")
-        if problems:
-            raise HarnessError("; ".join(problems) + f" (files kept in {self.folder})")
+            raise HarnessError(f"processes still running after KILL: {survivors} (files kept "
+                               f"in {self.folder})")
         if self.owned:
             shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -453,15 +458,23 @@ def start(folder: str | os.PathLike | None = None, timeout: float = 60,
             f"--seed-file={keydir / 'munge.seed'}"], env, folder, tie)
         cluster.pids["munged"] = procs["munged"].pid
         _wait("munged socket", sock.exists, 10, cluster, procs)
-        procs["slurmctld"] = _spawn("slurmctld", [_which("slurmctld"), "-D", "-i", "-f",
-                                                  str(conf)], env, folder, tie)
-        cluster.pids["slurmctld"] = procs["slurmctld"].pid
-        procs["slurmd"] = _spawn("slurmd", [_which("slurmd"), "-D", "-f", str(conf)], env,
-                                 folder, tie)
-        cluster.pids["slurmd"] = procs["slurmd"].pid
-        cluster.save()
-        _wait("node idle in sinfo", lambda: cluster.node_state() == "idle", timeout, cluster,
-              procs)
+        for attempt in (1, 2):  # a port picked free may be taken before the daemon binds
+            procs["slurmctld"] = _spawn("slurmctld", [_which("slurmctld"), "-D", "-i", "-f",
+                                                      str(conf)], env, folder, tie)
+            cluster.pids["slurmctld"] = procs["slurmctld"].pid
+            procs["slurmd"] = _spawn("slurmd", [_which("slurmd"), "-D", "-f", str(conf)],
+                                     env, folder, tie)
+            cluster.pids["slurmd"] = procs["slurmd"].pid
+            cluster.save()
+            try:
+                _wait("node idle in sinfo", lambda: cluster.node_state() == "idle", timeout,
+                      cluster, procs)
+                break
+            except HarnessError as e:
+                if attempt == 2 or "Address already in use" not in str(e):
+                    raise
+                _terminate([procs.pop("slurmd").pid, procs.pop("slurmctld").pid], 5)
+                write_conf(folder, node_words, node, sock)  # new ports
     except BaseException:
         try:
             cluster.stop(grace=5)
