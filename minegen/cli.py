@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="minegen",
         description="Minesweeper-dungeon board generator (A1/A4) and its F4 batch audit.",
+        epilog="Rules: docs/design.md; every term and code: docs/glossary.md (in the "
+               "repository).",
     )
     p.add_argument("--version", action="version", version=version_text(),
                    help="code, generator and metric versions")

@@ -63,5 +63,5 @@ def fog_summary(record: dict) -> str:
     if placed < asked:
         line += (f"; shortfall {asked - placed}: no 4-connected component of {t} eligible cells "
                  "(safe, numbered, outside the spawn and the reach domain) was left. Expected "
-                 "on small sparse rows (SPEC §4, §8 B); the constraint is never relaxed.")
+                 "on small sparse rows (docs/design.md, line B); the constraint is never relaxed.")
     return textwrap.fill(line, width=88, subsequent_indent="     ")

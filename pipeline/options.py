@@ -51,7 +51,8 @@ class AuditOptions:
             timeout = self.slurm.get("worker_timeout")
         return ClusterSpec(scheduler=scheduler_address(self.scheduler) if self.scheduler
                            else None, workers=self.workers, slurm=self.slurm,
-                           scratch=scratch, worker_timeout=timeout)
+                           scratch=scratch, logs=str(Path(self.out) / "slurm-logs"),
+                           worker_timeout=timeout)
 
 
 def parse_rows(text: str | list | None) -> tuple[str, ...]:

@@ -145,3 +145,51 @@ def test_audit_workers_are_slurm_jobs_and_records_match_localcluster(slurm, tmp_
     assert m["boards"] == ref["boards"] == N * len(ROWS.split(","))
     print(f"\nSLURM audit {wall_slurm:.1f} s, jobs {sorted(ours.items())}, "
           f"timings {m['timings_s']}; harness {slurm.timings}")
+
+
+def test_sigterm_cancels_the_jobs_and_keeps_finished_rows(slurm, tmp_path):
+    out, cwd = tmp_path / "out", tmp_path / "cwd"
+    out.mkdir()
+    cwd.mkdir()
+    profile, options = write_profile(slurm, out)
+    env = {**os.environ, **slurm.env}
+    proc = minegen("audit", "--slurm", str(profile), "--n", "1024", "--seeds-per-task", "256",
+                   "--out", str(out), env=env, cwd=cwd)
+    try:
+        deadline = time.monotonic() + AUDIT_TIMEOUT_S
+        while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no row finished"
+            time.sleep(0.1)
+        assert slurm.jobs(), "the workers' jobs should be in the queue mid-run"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "resume with: minegen audit --resume" in err and "Traceback" not in err
+    end = time.monotonic() + 15
+    while slurm.jobs() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert slurm.jobs() == [], "a SLURM job outlived the interrupted audit"
+    assert list(out.glob("metric_v1/.partial-*/shards/*.json"))
+
+
+def test_a_job_slurm_refuses_ends_with_exit_3_at_once(slurm, tmp_path):
+    out, cwd = tmp_path / "out", tmp_path / "cwd"
+    out.mkdir()
+    cwd.mkdir()
+    profile, _ = write_profile(slurm, out)
+    text = profile.read_text()
+    too_big = f"{slurm.memory_mb * 8}MiB"  # more than the node has: refused at submission
+    profile.write_text(text.replace(f'memory = "{tomllib.loads(text)["slurm"]["memory"]}"',
+                                    f'memory = "{too_big}"'))
+    t0 = time.monotonic()
+    proc = minegen("audit", "--slurm", str(profile), "--rows", "1:0", "--n", "4",
+                   "--out", str(out), env={**os.environ, **slurm.env}, cwd=cwd)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    assert "SLURM refuses the profile's job" in err and "Traceback" not in err
+    assert time.monotonic() - t0 < 30 and slurm.jobs() == []

@@ -109,8 +109,11 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
                 continue
             no_worker_since = None
             for fut in done:
+                try:  # done, but its worker may die before the result is fetched: the
+                    frame, where = fut.result(timeout=POLL_S)  # task then runs again
+                except TimeoutError:
+                    continue  # still pending; the health check watches the workers
                 b = pending.pop(fut)
-                frame, where = fut.result()
                 fut.release()
                 if ran_on is not None:
                     ran_on.add(where)

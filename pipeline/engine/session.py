@@ -32,7 +32,8 @@ class ClusterSpec:
     scheduler: str | None = None  # tcp://host:port of an existing cluster
     workers: int | None = None  # embedded LocalCluster size (default: CPU count)
     slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
-    scratch: str | None = None  # workers' local directory and SLURM job logs (inside --out)
+    scratch: str | None = None  # workers' local directory (inside --out)
+    logs: str | None = None  # SLURM job logs (inside --out)
     worker_timeout: float | None = None  # None: WORKER_TIMEOUT_S of the kind
 
     @property
@@ -52,16 +53,36 @@ class ClusterSpec:
 SLURM_OWN_KEYS = ("jobs", "worker_timeout")  # profile keys that are not SLURMCluster's
 
 
-def slurm_cluster(options: dict, scratch: str | None = None):
-    """A SLURMCluster from a profile's [slurm] table; job logs and the workers' scratch go
-    under ``scratch`` (inside --out) unless the profile says where."""
+def slurm_cluster(options: dict, scratch: str | None = None, logs: str | None = None):
+    """A SLURMCluster from a profile's [slurm] table; the workers' scratch goes under
+    ``scratch`` and the job logs under ``logs`` (both inside --out; the logs outlive the
+    run) unless the profile says where."""
     from dask_jobqueue import SLURMCluster
 
     kwargs = {k: v for k, v in options.items() if k not in SLURM_OWN_KEYS}
+    if logs is not None:
+        kwargs.setdefault("log_directory", logs)
     if scratch is not None:
-        kwargs.setdefault("log_directory", os.path.join(scratch, "slurm-logs"))
         kwargs.setdefault("local_directory", os.path.join(scratch, "workers"))
     return SLURMCluster(**kwargs)
+
+
+def sbatch_refusal(script: str) -> str | None:
+    """SLURM's reason for refusing ``script`` (``sbatch --test-only``), or None when it
+    would queue it (or sbatch cannot be asked: the submission itself then reports)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("sbatch") is None:
+        return None
+    try:
+        p = subprocess.run(["sbatch", "--test-only"], input=script, capture_output=True,
+                           text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if p.returncode == 0:
+        return None
+    return (p.stderr.strip() or p.stdout.strip() or f"sbatch exit {p.returncode}")[:500]
 
 
 def slurm_job_script(options: dict) -> tuple[str, str]:
@@ -134,10 +155,15 @@ def _start(spec: ClusterSpec) -> Session:
                 raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
             return Session(client, f"external scheduler {spec.scheduler}")
         if spec.kind == "slurm":
-            cluster = slurm_cluster(spec.slurm, spec.scratch)
-            cluster.scale(jobs=int(spec.slurm.get("jobs", 1)))
-            return Session(Client(cluster), f"SLURMCluster ({spec.slurm.get('jobs', 1)} "
-                           "job(s))", cluster)
+            cluster = slurm_cluster(spec.slurm, spec.scratch, spec.logs)
+            refused = sbatch_refusal(cluster.job_script())
+            if refused:
+                raise RunError(f"SLURM refuses the profile's job: {refused}")
+            jobs = int(spec.slurm.get("jobs", 1))
+            # adapt, not scale: a job lost to its walltime, preemption or scancel is
+            # submitted again, so the run goes on with the jobs it asked for
+            cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)
+            return Session(Client(cluster), f"SLURMCluster ({jobs} job(s))", cluster)
         n = spec.workers or os.cpu_count() or 1
         # Workers' scratch space goes inside the user's output folder, not the system temp.
         extra = {"local_directory": spec.scratch} if spec.scratch else {}
@@ -203,7 +229,11 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
         if warm is not None:
             from .plugins import Warm
 
-            s.client.register_plugin(Warm(warm))
+            try:
+                s.client.register_plugin(Warm(warm))
+            except (OSError, TimeoutError) as e:  # a worker lost while it warmed up
+                raise RunError(f"a worker was lost while warming up ({type(e).__name__}: "
+                               f"{e})") from e
         s.timings.update(cluster_start=round(t1 - t0, 3),
                          warmup=round(time.perf_counter() - t1, 3))
         yield s

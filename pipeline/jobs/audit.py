@@ -130,6 +130,10 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
             raise
         raise RunError(f"{e}\n{resume_hint(run_id, opts.out)}") from e
     except OSError as e:  # the output folder failed under the run (full, removed, read-only)
+        if getattr(e, "filename", None) is None:
+            # not a file: the comm layer (distributed's CommClosedError is an OSError)
+            raise RunError(f"the run could not complete ({type(e).__name__}: {e}); "
+                           f"{resume_hint(run_id, opts.out)}") from e
         raise OutputError(f"--out {opts.out}: cannot write the run ({describe_os_error(e)}: "
                           f"{e.filename}); {resume_hint(run_id, opts.out)}") from None
     except Interrupted as e:

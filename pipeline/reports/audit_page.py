@@ -93,7 +93,8 @@ def _verdict(doc: AuditDoc) -> Section:
     sec.blocks.append(Para("Advisory (never changes the exit code): "
                            + ("; ".join(advisory) if advisory else "none") + "."))
     sec.blocks.append(Para("Marks in the tables: FAIL / bold = a hard line fails; warn / "
-                           "italic = advisory warning; n/a = the line does not apply."))
+                           "italic = advisory warning; n/a = the line does not apply. Every "
+                           "term and code: docs/glossary.md; the rules: docs/design.md."))
     return sec
 
 

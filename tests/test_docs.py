@@ -1,0 +1,67 @@
+"""The repository carries its own design reading: nothing in it links outside it, and the
+README, the report and --help send a reader to docs/design.md and docs/glossary.md."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUTSIDE = re.compile(r"\.\./shared|shared/(design|seeds)|SPEC\.md|https?://(?!127\.0\.0\.1)[\w.-]")
+
+
+def tracked() -> list[Path]:
+    out = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True)
+    files = [REPO / f for f in out.stdout.split()] if out.returncode == 0 else []
+    return files or [p for p in REPO.rglob("*") if p.is_file() and ".venv" not in p.parts
+                     and ".git" not in p.parts]
+
+
+def test_no_file_links_outside_the_repository():
+    hits = []
+    for path in tracked():
+        if path.suffix not in (".py", ".md", ".toml", ".txt", ".cfg", ".sh", "") or \
+                not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in OUTSIDE.finditer(text):
+            if path.name == "test_docs.py":
+                continue
+            hits.append(f"{path.relative_to(REPO)}: {m.group(0)}")
+    assert hits == []
+
+
+def test_markdown_links_inside_the_repository_resolve():
+    broken = []
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if not (path.parent / target).exists():
+                broken.append(f"{path.relative_to(REPO)} -> {target}")
+    assert broken == []
+
+
+def test_readme_report_and_help_point_at_the_docs(tmp_path):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "docs/design.md" in readme and "docs/glossary.md" in readme
+    helptext = subprocess.run([sys.executable, "-m", "minegen.cli", "--help"],
+                              capture_output=True, text=True).stdout
+    assert "docs/glossary.md" in helptext and "docs/design.md" in helptext
+    from pipeline.reports import render
+
+    page = render.html("t", [])
+    assert "docs/glossary.md" in page and "docs/design.md" in page
+
+
+def test_the_glossary_explains_every_line_and_exit_of_the_report():
+    from pipeline.generators.minegen_audit import GENERATOR
+
+    glossary = (REPO / "docs" / "glossary.md").read_text(encoding="utf-8")
+    terms = {ln.name for ln in GENERATOR.lines} | {"met", "accept_best", "accept_least_bad",
+                                                   "mine drift", "retry rate", "LATEST"}
+    missing = [t for t in sorted(terms) if not re.search(rf"\*\*{re.escape(t)}\*\*|^#+ .*"
+                                                         rf"{re.escape(t)}", glossary, re.M)
+               and f"`{t}`" not in glossary]
+    assert missing == []
