@@ -25,7 +25,10 @@ EXIT_HELP = f"""exit codes:
 SWEEP_EXIT_HELP = f"""exit codes:
   {EXIT_OK}  at least one valid value holds every hard line (the boundary exists)
   {EXIT_ASSERTION_FAILED}  no valid value holds every hard line (the sweep is still written)
-{_COMMON_CODES}"""
+  {EXIT_BAD_INPUT}  bad input (tables, options, an unusable --out)
+  {EXIT_RUN_FAILED}  the run could not complete (no cluster, no worker, work lost); a
+     sweep writes nothing then: run it again
+  130 / 143  interrupted by SIGINT (Ctrl-C) / SIGTERM; nothing is written"""
 DIFF_EXIT_HELP = f"""exit codes:
   {EXIT_OK}  compared (with --fail-on-regression: and no hard line flipped pass -> fail)
   {EXIT_ASSERTION_FAILED}  with --fail-on-regression: some hard line flipped pass -> fail
