@@ -320,3 +320,11 @@ def test_first_run_compiles_once_and_says_so(tmp_path):
     again = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out",
                 tmp_path / "o", env=env)
     assert again.returncode == 0 and "compiling" not in again.stderr
+
+
+def test_a_relative_tables_path_is_stored_resolved(tmp_path):
+    p = cli("audit", "--tables", "tables", "--rows", "1:0", "--n", "4", "--workers", "1",
+            "--out", tmp_path / "out", cwd=REPO)
+    assert p.returncode == 0, p.stderr
+    (manifest,) = (tmp_path / "out").rglob("manifest.json")
+    assert json.loads(manifest.read_text())["table_root"] == str(REPO / "tables")

@@ -15,14 +15,8 @@ from pipeline.options import AuditOptions
 
 pytestmark = pytest.mark.cluster
 N = 64
-VARIATION = """[[rows]]
-variant_id = "fog"
-display_name = "fog"
-unlock_level = 2
-scope = "region"
-info_mask = "hide_numbers"
-cell_constraint = "safe_nonzero"
-"""
+# the one fog variant, as the diff tests use it
+VARIATION = Path(__file__).parent / "fixtures" / "tables" / "monotone_drop" / "variation.toml"
 
 
 def row(level, depth, size, density, count, ratio, locked=False) -> str:
@@ -45,7 +39,7 @@ board_biome = ["dungeon"]
 
 def tables(root: Path, ratio: float = 0.10, locked: bool = False) -> str:
     root.mkdir(parents=True)
-    (root / "variation.toml").write_text(VARIATION)
+    (root / "variation.toml").write_bytes(VARIATION.read_bytes())
     (root / "board_gen.toml").write_text(row(1, 0, 10, 0.10, 0, 0.0)
                                          + row(2, 0, 20, 0.18, 1, ratio, locked))
     return str(root)
