@@ -55,6 +55,8 @@ class Generator(Protocol):
     report_subdir: str  # under --out, before metric_v<k>/ ("" = --out itself)
     seed_rule: str  # one sentence: how board i of a row gets its stream seed
     max_boards: int | None  # largest N per row (None: no bound)
+    # optional: ``record_schema_version`` (int, default 1), the version of the record's
+    # column set; the manifest records it and diff says when two runs' sets differ
 
     # ---- rows
     key_fields: tuple[str, ...]  # record/aggregate columns that identify a row

@@ -132,8 +132,10 @@ def status(result: dict | None) -> str:
 
 
 def _changes(a: dict, b: dict, columns) -> tuple[Change, ...]:
+    """Differing values of ``columns`` both rows have (a column of another record schema,
+    present on one side only, is not a change of the row)."""
     return tuple(Change(c, label, a.get(c), b.get(c)) for c, label in columns
-                 if not same(a.get(c), b.get(c)))
+                 if c in a and c in b and not same(a.get(c), b.get(c)))
 
 
 def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
@@ -150,7 +152,7 @@ def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
         lines.append(LineDiff(ln.name, ln.hard, status(xa), status(xb),
                               None if xa is None else xa.get("observed"),
                               None if xb is None else xb.get("observed")))
-    other = sorted(c for c in (set(ra) | set(rb)) - shown if not same(ra.get(c), rb.get(c)))
+    other = sorted(c for c in (set(ra) & set(rb)) - shown if not same(ra.get(c), rb.get(c)))
     return RowDiff(key, BOTH, ra, rb,
                    snapshot=_changes(ra, rb, cols[SNAPSHOT] + (("boards", "N"),)),
                    metrics=_changes(ra, rb, cols[FIGURE]), exits=_changes(ra, rb, cols[COUNT]),
@@ -159,6 +161,7 @@ def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
 
 _FACTS = (("run id", "run_id"), ("created (UTC)", "created_utc"), ("generator", "generator"),
           ("metric_version", "metric_version"), ("generator_version", "generator_version"),
+          ("record schema", "record_schema_version"),
           ("code version", "code_version"), ("git commit", "git_commit"),
           ("table root", "table_root"), ("table hash", "table_hash"), ("N", "n"),
           ("boards", "boards"), ("exit code", "exit_code"))
@@ -185,6 +188,10 @@ def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
     facts = [("run folder", str(a.path), str(b.path))]
     facts += [(label, a.manifest.get(k), b.manifest.get(k)) for label, k in _FACTS]
     notes = list(a.notes + b.notes)
+    schemas = [r.manifest.get("record_schema_version", 1) for r in (a, b)]
+    if schemas[0] != schemas[1]:
+        notes.append(f"the record schema differs ({schemas[0]} vs {schemas[1]}): columns one "
+                     "run has and the other lacks (e.g. the difficulty tiers) are not compared")
     if a.manifest.get("generator_version") != b.manifest.get("generator_version"):
         notes.append("the generator_version differs: the same row and seed may give other "
                      "boards, so row values can move without a table change")

@@ -17,7 +17,8 @@ import polars as pl
 from minegen import kernel_cache
 from minegen.errors import MinegenError
 from minegen.plan import RowPlan, plan_row
-from minegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
+from minegen import record as minegen_record
+from minegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 from minegen.rng import MAX_BOARDS_PER_ROW
 from minegen.table_loader import check_board_gen_row, load_tables, row_fields
 from minegen.table_model import Tables
@@ -28,6 +29,8 @@ from ..reports.document import exact
 from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections, minegen_tune
 
 MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option
+TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
+N_TIERS = 5
 BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
 LARGEST, SMALLEST = "largest", "smallest"
 
@@ -43,6 +46,7 @@ class MinegenAudit:
     name = "minegen"
     metric_version = METRIC_VERSION
     generator_version = GENERATOR_VERSION
+    record_schema_version = getattr(minegen_record, "RECORD_SCHEMA_VERSION", 1)
     report_subdir = ""
     seed_rule = ("sigma(L, D) = 10^9 + 2^20*L + 2^12*D; board i: "
                  "derive_at('board_gen', sigma + i)")
@@ -161,6 +165,7 @@ class MinegenAudit:
                  pl.col("fog_regions_achieved") - pl.col("fog_regions_requested"),
                  "inferability", "inferability_core", pl.col("attempts_used").neg()],
                 maintain_order=True).head(minegen_drill.WORST_BOARDS).alias("worst_boards"),
+            *(tier_aggregations() if TIERS else ()),
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog: Tables | None) -> pl.DataFrame:
@@ -219,6 +224,8 @@ class MinegenAudit:
             ("retry_rate", "retry rate"))),
         *((f"exit_{e}", f"exits {e}", "count") for e in ("met", "accept_best",
                                                           "accept_least_bad")),
+        *((("tier_mean", "mean tier", "figure"), ("tier_hard_share", "tier 3-4 share",
+                                                   "figure")) if TIERS else ()),
     )
 
     # ----------------------------------------------------------------------- sweep
@@ -268,6 +275,19 @@ class MinegenAudit:
 
     def patch_tables(self, catalog: Tables, dst, changes: dict) -> None:
         minegen_tune.patch_tables(catalog.root, dst, changes)
+
+
+def tier_aggregations() -> list[pl.Expr]:
+    """Per row: the share of boards at each difficulty tier, the share needing tier 3 or 4,
+    the mean tier and deductions of the board's own tier, and the guess share p50 / p90."""
+    return [
+        *((pl.col("tier") == t).mean().alias(f"tier_{t}_share") for t in range(N_TIERS)),
+        (pl.col("tier") >= 3).mean().alias("tier_hard_share"),
+        pl.col("tier").mean().alias("tier_mean"),
+        pl.col("tier_deductions").mean().alias("tier_deductions_mean"),
+        _q("guess_share", 0.50, "guess_share_p50"),
+        _q("guess_share", 0.90, "guess_share_p90"),
+    ]
 
 
 def monotone_frame(tables: Tables) -> pl.DataFrame:

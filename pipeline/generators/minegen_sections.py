@@ -140,6 +140,30 @@ def _diagnostics(doc) -> list[Section]:
     return [sec, hist, drift]
 
 
+def _tiers(doc) -> list[Section]:
+    """Difficulty tiers (advisory): per row, how much reasoning its boards need."""
+    if not doc.rows or "tier_mean" not in doc.rows[0]:
+        return []
+    sec = Section("tiers", "Difficulty tiers (advisory)")
+    sec.blocks.append(Para(
+        "Per board, the weakest reasoning that opens everything the strongest opens: tier 0 "
+        "zero cascades, 1 single-cell rule, 2 subset rule, 3 global mine count, 4 exact "
+        "enumeration of each frontier component. Per row: the share of boards at each tier, "
+        "the mean tier, the deductions that needed the board's own tier, and the share of "
+        "safe cells even tier 4 leaves to a guess."))
+    rows = []
+    for r in doc.rows:
+        rows.append([Cell(str(r["level_index"])), Cell(str(r["node_depth"])),
+                     *(Cell(num(r[f"tier_{t}_share"])) for t in range(5)),
+                     Cell(num(r["tier_hard_share"])), Cell(num(r["tier_mean"])),
+                     Cell(num(r["tier_deductions_mean"])), Cell(num(r["guess_share_p50"])),
+                     Cell(num(r["guess_share_p90"]))])
+    sec.blocks.append(Table(["L", "D", "tier 0", "tier 1", "tier 2", "tier 3", "tier 4",
+                             "tier 3-4", "mean tier", "deductions of own tier",
+                             "guess share p50", "guess share p90"], rows))
+    return [sec]
+
+
 def _e_section(doc) -> Section:
     sec = Section("advisory-e", "E: monotone in depth (advisory)")
     warned = [r for r in doc.rows if r.get("e_monotone_ok") == 0]
@@ -183,7 +207,7 @@ def sections(doc) -> list[Section]:
     tables = doc.manifest.get("table_root")
     tables = None if tables in (None, str(DEFAULT_ROOT)) else tables
     out += [*minegen_drill.drill_down(doc, tables), minegen_drill.difficulty_curve(doc),
-            _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
+            *_tiers(doc), _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
     b1 = doc.tables.get("b1_reconciliation")
     if b1 is not None:
         out.append(_b1_section(b1))
