@@ -34,7 +34,7 @@ border-radius:.3rem}
 LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
           '<span class="warn">advisory warning</span><span class="na">n/a: does not '
           "apply</span> · every term and code: docs/glossary.md; the rules: docs/design.md "
-          "(in the minegen repository)</p>")
+          "(in the repository)</p>")
 
 # ----------------------------------------------------------------------------- Markdown
 
