@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from . import render
-from .document import FAIL, NA, Bullets, Cell, Figure, Para, Section, Table, num
+from .document import FAIL, NA, Bullets, Cell, Figure, Figures, Para, Section, Table, num
 from .svg import Marks, Series, line_chart
 
 
@@ -150,7 +150,8 @@ def _document(doc: dict) -> list[Section]:
     table.blocks.append(Para("Each hard line's status and observed value per value; invalid "
                              "values fail load-time validation and are not run."))
     table.blocks.append(_value_table(doc))
-    out = [head, table, Section("plot", "Lines against the value", blocks=line_charts(doc))]
+    out = [head, table, Section("plot", "Lines against the value",
+                                blocks=[Figures("", line_charts(doc))])]
     invalid = [v for v in doc["values"] if v["status"] != "ok"]
     if invalid:
         sec = Section("invalid", "Invalid values (load-time validation)")
