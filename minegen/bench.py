@@ -36,21 +36,22 @@ def ad_hoc_plan(width: int, height: int, density: float, target: float,
 
 
 def run(width: int, height: int, density: float, target: float = 0.85, attempts: int = 1,
-        boards: int = 2000, seed: int = 0, repeats: int = 5) -> dict:
-    """Time ``boards`` boards (seed indices seed..seed+boards-1) ``repeats`` times."""
+        boards: int = 2000, seed: int = 0, repeats: int = 5, tiers: bool = False) -> dict:
+    """Time ``boards`` boards (seed indices seed..seed+boards-1) ``repeats`` times; with
+    ``tiers`` the difficulty tiers are computed too (their own kernel flavour)."""
     from ._kernels.attempt import generate_boards
 
     if not 1 <= boards <= 4096 or repeats < 1:
         raise MinegenError("bench: boards must be in [1, 4096] and repeats >= 1")
     plan = ad_hoc_plan(width, height, density, target, attempts)
     t0 = time.perf_counter()
-    generate_block(plan, 0, 1)
+    generate_block(plan, 0, 1, tiers)
     compile_s = time.perf_counter() - t0
     hits = sum(generate_boards.stats.cache_hits.values())
     per_attempt, per_board, total_attempts = [], [], 0
     for _ in range(repeats):
         t = time.perf_counter()
-        cols = _block(plan, seed, boards)
+        cols = _block(plan, seed, boards, tiers)
         dt = time.perf_counter() - t
         total_attempts = int(cols["attempts_used"].sum())
         per_attempt.append(dt / total_attempts * 1e6)
@@ -63,12 +64,12 @@ def run(width: int, height: int, density: float, target: float = 0.85, attempts:
         "us_per_attempt": round(statistics.median(per_attempt), 3),
         "us_per_board": round(us_board, 3),
         "boards_per_s": round(1e6 / us_board, 1),
-        "compile_s": round(compile_s, 3), "cache_hit": hits > 0,
+        "compile_s": round(compile_s, 3), "cache_hit": hits > 0, "tiers": tiers,
     }
 
 
-def _block(plan: RowPlan, seed: int, boards: int) -> dict[str, np.ndarray]:
+def _block(plan: RowPlan, seed: int, boards: int, tiers: bool) -> dict[str, np.ndarray]:
     # The batch path uses sigma(L, D) + i; bench shifts the window by ``seed`` within the
     # row's 4096 indices so different --seed values time different boards.
     first = seed % max(1, 4097 - boards)
-    return generate_block(plan, first, boards)
+    return generate_block(plan, first, boards, tiers)

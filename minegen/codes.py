@@ -66,9 +66,59 @@ class F(IntEnum):
     ATTEMPTS_USED = 13
     EXIT = 14
     DEFECT = 15
+    # record_schema_version 2: the difficulty tiers (tiers.solve_tiers), per tier t the
+    # size of its fixpoint |R_t| (0: tier not run, every safe cell was open before it) and
+    # what its own rule opened / deduced in its passes; record.columns derives the fields
+    SIZE_T0 = 16
+    SIZE_T1 = 17
+    SIZE_T2 = 18
+    SIZE_T3 = 19
+    SIZE_T4 = 20
+    OWN_SAFE_T0 = 21  # always 0: tier 0 has no rule of its own beyond cascade and fog
+    OWN_SAFE_T1 = 22
+    OWN_SAFE_T2 = 23
+    OWN_SAFE_T3 = 24
+    OWN_SAFE_T4 = 25
+    OWN_MINES_T0 = 26
+    OWN_MINES_T1 = 27
+    OWN_MINES_T2 = 28
+    OWN_MINES_T3 = 29
+    OWN_MINES_T4 = 30
+    TIER4_CAPPED_CELLS = 31  # frontier cells left un-enumerated at tier 4 (ENUM_CAP)
 
 
 N_INT_FIELDS = len(F)
+
+
+class Tier(IntEnum):
+    """Difficulty tiers (record ``tier``): each tier's closure uses every rule up to it.
+
+    The tier solver (``tiers.solve_tiers``) runs them in order, each from the fixpoint of
+    the one before; F1 (metric_version 1) is the fixpoint of SINGLE (``solver_rules =
+    single``) or of SUBSET (``single_subset``).
+    """
+
+    CASCADE = 0  # a revealed 0 opens its neighbours; fog 8-adjacent to R opens (known safe)
+    SINGLE = 1  # r(x) = 0 => U(x) safe; r(x) = |U(x)| => U(x) mines
+    SUBSET = 2  # 0 != U(x) <= U(y) => U(y) - U(x) holds r(y) - r(x) mines
+    GLOBAL = 3  # r_total = |M| - |K| against U_all, every closed non-fog cell not in K
+    ENUMERATE = 4  # every assignment of each frontier component of <= ENUM_CAP cells
+
+
+N_TIERS = len(Tier)
+NOT_COMPUTED = -1  # the record's tier fields when tiers were not asked for (opt-in)
+# Tier 4 enumerates a frontier component only up to this many cells (a larger one is left
+# alone and counted in F.TIER4_CAPPED_CELLS): 2^24 assignments bound the worst case, and
+# the backtracking search prunes on every constraint, so real components cost far less.
+ENUM_CAP = 24
+
+
+class Seen(IntEnum):
+    """Tier 4: what a frontier cell has been in the consistent assignments found so far."""
+
+    SAFE = 1
+    MINE = 2
+    BOTH = 3  # SAFE | MINE: no deduction for this cell
 
 
 class Grid(IntEnum):
@@ -85,6 +135,8 @@ class Grid(IntEnum):
     R0 = 4  # spawn + zero-flood closure
     REACH = 5  # R0 + its ring
     NUM = 6  # mine count of the 8-neighbourhood
+    TIER = 7  # 1 + the tier whose closure first opens the cell; 0: closed at tier 4 or
+    # tiers not computed
 
 
 class W8(IntEnum):
@@ -97,13 +149,18 @@ class W8(IntEnum):
     R0 = 4
     REACH = 5
     NUM = 6
-    SPAWN = 7  # the 3x3 spawn block, filled once by ``workspace``
-    KNOWN = 8  # solver: deduced mines
-    READY = 9  # solver: cell has a mask
-    INDIRTY = 10  # solver: cell on the dirty stack
-    ELIG = 11  # regions: eligible cells
-    RING = 12  # outer ring of a closure
-    SCRATCH = 13  # closure / reachability / Chain0 marks
+    TIER = 7  # tier solver: 1 + the tier that opened the cell (0: not opened / not run)
+    SPAWN = 8  # the 3x3 spawn block, filled once by ``workspace``
+    KNOWN = 9  # solver: deduced mines (tier solver: 1 + the tier that deduced it)
+    READY = 10  # solver: cell has a mask
+    INDIRTY = 11  # solver: cell on the dirty stack (single rule)
+    SUBDIRTY = 12  # tier solver: on the subset list (W32.ACTIVE)
+    VAL = 13  # tier 4: value tried at each search depth (-1 none, 0 safe, 1 mine)
+    SEEN = 14  # tier 4: codes.Seen bits per component position
+    NCONS = 15  # tier 4: constraints per component position (Workspace.cons)
+    ELIG = 16  # regions: eligible cells
+    RING = 17  # outer ring of a closure
+    SCRATCH = 18  # closure / reachability / Chain0 marks
 
 
 class W32(IntEnum):
@@ -115,8 +172,13 @@ class W32(IntEnum):
     SIZE = 3  # regions: size per label
     FRONTIER = 4  # regions: growth frontier, row-major
     DIRTY = 5  # solver: dirty stack
-    ACTIVE = 6  # solver: revealed numbered cells in reveal order
+    ACTIVE = 6  # solver: revealed numbered cells in reveal order; tier solver: constraints
+    # changed since the last subset pass (its work list)
     REM = 7  # solver: mines left among a cell's unknowns
+    POS = 8  # tier 4: position of a frontier cell in CELLS during a pass, or -1
+    CELLS = 9  # tier 4: the pass's frontier components, one after another
+    CNT = 10  # tier 4: mines assigned so far among a constraint's unknowns
+    LEFT = 11  # tier 4: unknowns of a constraint not yet assigned
 
 
 N_GRIDS = len(Grid)

@@ -35,6 +35,9 @@ class Board:
     r0: np.ndarray  # bool, spawn + zero-flood closure (solver's initial view)
     reach: np.ndarray  # bool, R0 + its ring (no variation ever here)
     revealed: np.ndarray  # bool, R-infinity: what an informed player opens without guessing
+    # int8, the weakest difficulty tier whose closure opens the cell (-1: tier 4 does not,
+    # or the tiers were not asked for)
+    open_tier: np.ndarray
     record: dict = field(repr=False)
 
     def spawn_cells(self) -> np.ndarray:
@@ -78,8 +81,10 @@ def resolve_seed(level: int, depth: int, seed: int | None, index: int | None,
 
 
 def generate(level: int, depth: int, seed: int | None = None, tables: Tables | None = None,
-             *, index: int | None = None, sigma: int | None = None) -> Board:
-    """Generate one board for (level, depth) (A1 stages 1-5) and its metric record.
+             *, index: int | None = None, sigma: int | None = None,
+             tiers: bool = False) -> Board:
+    """Generate one board for (level, depth) (A1 stages 1-5) and its metric record; with
+    ``tiers`` the record's difficulty tier fields and ``Board.open_tier`` too.
 
     Raises MinegenError for a bad request (unknown level, negative depth or index) and
     DefectError if an invariant breaks. Degraded / illegal boards are returned, flagged.
@@ -90,7 +95,7 @@ def generate(level: int, depth: int, seed: int | None = None, tables: Tables | N
         tables = load_tables()
     stream_seed, seed_index, sig = resolve_seed(level, depth, seed, index, sigma)
     plan = plan_row(tables, level, depth)
-    board = generate_planned(plan, stream_seed, seed_index, sig)
+    board = generate_planned(plan, stream_seed, seed_index, sig, tiers)
     _alert(board.record)
     return board
 
@@ -110,7 +115,7 @@ def _alert(r: dict) -> None:
 
 
 def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
-                     sig: int = -1) -> Board:
+                     sig: int = -1, tiers: bool = False) -> Board:
     w, h = plan.width, plan.height
     n = w * h
     out = np.zeros((1, N_INT_FIELDS), dtype=np.int64)
@@ -118,7 +123,7 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
     seeds = np.array([stream_seed], dtype=np.uint64)
     from ._kernels import attempt as K  # numba loads on the first board, not on import
 
-    code, _ = K.run(seeds, plan.kernel_inputs(), out, best)
+    code, _ = K.run(seeds, plan.kernel_inputs(), out, best, tiers)
     if code != Defect.NONE:
         raise_defect(code, plan, stream_seed)
     cols = rec.columns(plan, out, seeds, np.array([seed_index]), sig)
@@ -132,7 +137,8 @@ def generate_planned(plan: RowPlan, stream_seed: int, seed_index: int = -1,
         numbers=grid(Grid.NUM).copy(), fog=grid(Grid.FOG).astype(bool),
         variation=grid(Grid.VAR).copy(), variants=tuple(v.variant_id for v in plan.pool),
         r0=grid(Grid.R0).astype(bool), reach=grid(Grid.REACH).astype(bool),
-        revealed=grid(Grid.REVEALED).astype(bool), record=record,
+        revealed=grid(Grid.REVEALED).astype(bool),
+        open_tier=(grid(Grid.TIER) - 1).astype(np.int8), record=record,
     )
 
 

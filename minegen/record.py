@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codes import EXIT_NAMES, F, Exit
+from .codes import ENUM_CAP, EXIT_NAMES, F, N_TIERS, NOT_COMPUTED, Exit, Tier
 from .fields import Field
 from .plan import RowPlan
 
 METRIC_VERSION = 1  # A1 F1 note 6: bump when R-inf or the information sources change
 GENERATOR_VERSION = "0.1.0"
+# The record's column set: 1 = the record before the difficulty tiers, 2 = + tier,
+# tier_deductions, tier_mine_deductions, guess_share, revealed_t4, tier4_capped_cells
+# (advisory difficulty, opt-in, -1 when not computed; metric_version 1 fields and draws
+# unchanged).
+RECORD_SCHEMA_VERSION = 2
 
 # The record, declared once (SPEC §7): name, dtype, meaning, unit and the range every value
 # holds. The order is the record's column order. The audit derives its Polars schema, the
@@ -63,6 +68,24 @@ RECORD: tuple[Field, ...] = (
     Field("unreachable_safe", "int64", "safe cells not 8-connected to the spawn", "cells",
           ge=0),
     Field("min_safe_gap", "int64", "max(0, min_safe_count - |S|)", "cells", ge=0),
+    # record_schema_version 2: the difficulty tiers of the chosen attempt (advisory, opt-in:
+    # -1 = not computed; see minegen._kernels.tiers and docs/decisions.md, "Difficulty tiers")
+    Field("record_schema_version", "int64",
+          "version of the record's column set (1: before tiers, 2: + the tier fields)", ge=1),
+    Field("tier", "int64", "weakest tier opening all tier 4 opens: 0 cascade+fog, 1 single, "
+          "2 subset, 3 global count, 4 component enumeration (-1: not computed)", ge=-1,
+          le=N_TIERS - 1),
+    Field("tier_deductions", "int64", "safe cells opened by the rule of the board's own "
+          "tier in that tier's passes (0 at tier 0; -1: not computed)", "cells", ge=-1),
+    Field("tier_mine_deductions", "int64", "mines deduced by the rule of the board's own "
+          "tier in that tier's passes (0 at tier 0; -1: not computed)", "cells", ge=-1),
+    Field("guess_share", "float64", "(|S| - |R_4|) / |S|: safe cells tier 4 cannot open "
+          "(-1: not computed)", "share", ge=-1.0, le=1.0),
+    Field("revealed_t4", "int64", "cells tier 4's fixpoint opens |R_4| (-1: not computed)",
+          "cells", ge=-1),
+    Field("tier4_capped_cells", "int64", "frontier cells in components over the tier-4 "
+          f"cap ({ENUM_CAP} cells) at tier 4's fixpoint, not enumerated (-1: not computed)",
+          "cells", ge=-1),
 )
 FIELDS: dict[str, str] = {f.name: f.dtype for f in RECORD}  # name -> dtype, in order
 TIMING_FIELDS: tuple[str, ...] = tuple(f.name for f in RECORD if f.timing)
@@ -119,7 +142,38 @@ def columns(plan: RowPlan, ints: np.ndarray, seeds: np.ndarray, seed_index: np.n
         "illegal": exits == Exit.ACCEPT_LEAST_BAD,
         "unreachable_safe": col(F.UNREACHABLE_SAFE).copy(),
         "min_safe_gap": col(F.MIN_SAFE_GAP).copy(),
+        "record_schema_version": full(RECORD_SCHEMA_VERSION, np.int64),
+        **tier_columns(ints),
     }
+
+
+def tier_columns(ints: np.ndarray) -> dict[str, np.ndarray]:
+    """The tier fields from the kernel's per-tier slots (``codes.F.SIZE_T0`` ..), -1 where
+    they were not computed (every computed |R_0| holds the spawn: 0 = not computed). A tier
+    not run (every safe cell was open before it) opens what the last one run did; the tier
+    is the smallest whose fixpoint opens what tier 4's does (R_t only grows with t)."""
+    if not ints[:, F.SIZE_T0].any():  # the default: tiers not asked for
+        n = ints.shape[0]
+        return {name: np.full(n, NOT_COMPUTED, dtype=float if name == "guess_share" else np.int64)
+                for name in ("tier", "tier_deductions", "tier_mine_deductions", "guess_share",
+                             "revealed_t4", "tier4_capped_cells")}
+    tiers = range(N_TIERS)
+    size = np.maximum.accumulate(ints[:, [F.SIZE_T0 + t for t in tiers]], axis=1)
+    own_safe = ints[:, [F.OWN_SAFE_T0 + t for t in tiers]]
+    own_mines = ints[:, [F.OWN_MINES_T0 + t for t in tiers]]
+    r4 = size[:, Tier.ENUMERATE]
+    tier = np.argmax(size == r4[:, None], axis=1)
+    rows = np.arange(ints.shape[0])
+    done = size[:, Tier.CASCADE] > 0
+    out = {
+        "tier": tier.astype(np.int64),
+        "tier_deductions": own_safe[rows, tier],
+        "tier_mine_deductions": own_mines[rows, tier],
+        "guess_share": (ints[:, F.SAFE] - r4) / ints[:, F.SAFE],
+        "revealed_t4": r4.copy(),
+        "tier4_capped_cells": ints[:, F.TIER4_CAPPED_CELLS].copy(),
+    }
+    return {name: np.where(done, col, col.dtype.type(NOT_COMPUTED)) for name, col in out.items()}
 
 
 def row_dicts(cols: dict[str, np.ndarray]) -> list[dict]:

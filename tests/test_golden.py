@@ -66,4 +66,8 @@ def test_golden_vectors():
     for g, w in zip(got["boards"], want["boards"]):
         assert (g["level"], g["depth"], g["index"]) == (w["level"], w["depth"], w["index"])
         assert g["digest"] == w["digest"], (g["level"], g["depth"], g["index"])
-        assert g["record"] == w["record"], (g["level"], g["depth"], g["index"])
+        # the committed record fields, each unchanged (fields added to the record later,
+        # e.g. record_schema_version 2's tiers, are pinned once the vectors are rewritten)
+        committed = w["record"]
+        now = {k: g["record"].get(k, "<missing>") for k in committed}
+        assert now == committed, (g["level"], g["depth"], g["index"])

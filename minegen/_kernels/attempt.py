@@ -5,6 +5,13 @@ chosen attempt's integer record (``codes.F`` order), one row of an int64 block p
 so the batch path pays no Python per board; with ``keep`` it also copies the grids out
 (the per-board API). ``run`` is its Python front: it allocates the work arrays.
 
+Difficulty tiers (record schema 2) are opt-in: ``generate_boards_tiers`` runs the tier
+solver (``tiers.solve_tiers``, F1 included) instead of F1's ``solver.solve`` on every
+attempt, so the chosen attempt's record carries them. ``tiers`` is an argument numba can
+decide before typing (left out, or the constant True), so it prunes the solver branch not
+taken: the default path compiles and runs exactly F1 (cold compile budget, see
+docs/decisions.md "Difficulty tiers").
+
 Named interface: the row arrives as ``codes.KernelInputs`` (``RowPlan.kernel_inputs``), the
 work arrays as a ``Workspace``; work rows are indexed by ``codes.W8`` / ``codes.W32`` and the
 output grids by ``codes.Grid``, never by number.
@@ -19,11 +26,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..codes import F, N_GRIDS, N_INT_FIELDS, W8, W32, Defect, Exit, KernelInputs
+from ..codes import F, N_GRIDS, N_INT_FIELDS, W8, W32, Defect, Exit, KernelInputs, Tier
 from . import board as B
 from . import compiling
 from .pcg import pcg_seed, PCG_DEFAULT_SEQ
 from .solver import POPCOUNT8, SUBSET_TABLE, solve
+from .tiers import solve_tiers
 
 
 class Workspace(NamedTuple):
@@ -36,6 +44,7 @@ class Workspace(NamedTuple):
     i8: np.ndarray  # int8 (len(W8), W*H): rows named by codes.W8
     i32: np.ndarray  # int32 (len(W32), W*H): rows named by codes.W32
     umask: np.ndarray  # uint8 (W*H): the solver's unknown masks
+    cons: np.ndarray  # int32 (W*H, 8): tier solver, the constraints of each component cell
     cur: np.ndarray  # int64 (N_INT_FIELDS): the current attempt's record
     st: np.ndarray  # uint64 (2): the PCG32 stream state
 
@@ -51,34 +60,38 @@ def workspace(w: int, h: int) -> Workspace:
     i8[W8.SPAWN] = B.spawn_mask(w, h)
     return Workspace(nb=B.neighbour_table(w, h), trans=SUBSET_TABLE, popcount=POPCOUNT8,
                      i8=i8, i32=np.zeros((len(W32), n), dtype=np.int32),
-                     umask=np.zeros(n, dtype=np.uint8),
+                     umask=np.zeros(n, dtype=np.uint8), cons=np.zeros((n, 8), dtype=np.int32),
                      cur=np.zeros(N_INT_FIELDS, dtype=np.int64),
                      st=np.zeros(2, dtype=np.uint64))
 
 
 def run(seeds: np.ndarray, inputs: KernelInputs, ints: np.ndarray,
-        best: np.ndarray | None = None) -> tuple[int, int]:
+        best: np.ndarray | None = None, tiers: bool = False) -> tuple[int, int]:
     """``generate_boards`` over ``seeds`` for a row (``RowPlan.kernel_inputs()``).
 
     ``ints`` (len(seeds) x N_INT_FIELDS, int64) receives the records. With ``best``
     (N_GRIDS x W*H, int8, rows named by ``codes.Grid``) the grids of the last board's chosen
-    attempt are copied out. Returns (defect code, board position) as ``generate_boards``.
+    attempt are copied out. With ``tiers`` the records carry the difficulty tiers
+    (``generate_boards_tiers``, compiled on its first use). Returns (defect code, board
+    position) as ``generate_boards``.
     """
     keep = best is not None
     work = workspace(inputs.row.width, inputs.row.height)
     grids = best if keep else _NO_GRIDS
-    if not generate_boards.overloads:  # first call: a cold compile or a cache load
+    kernel = generate_boards_tiers if tiers else generate_boards
+    if not kernel.overloads:  # first call: a cold compile or a cache load
         with compiling():
-            return generate_boards(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
-    return generate_boards(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
+            return kernel(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
+    return kernel(seeds, inputs.row, inputs.pool, work, ints, keep, grids)
 
 
 # inline="always": spliced into generate_boards at numba-IR level, so it is not a dispatcher
 # of its own; that saves a whole-module LLVM pass over every callee (~1.2 s of cold compile,
 # same speed). Inlining the other kernels measured slower to compile.
 @njit(cache=True, nogil=True, inline="always")
-def _attempt(row, pool, work):
-    """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``work.cur`` (F order).
+def _attempt(row, pool, work, tiers):
+    """Stages 2-3 of one attempt plus its F1/F3/legality counts into ``work.cur`` (F order),
+    with ``tiers`` (not None) the difficulty tiers too.
 
     Returns a Defect code. The attempt's grids stay in the work rows ``work.i8[W8.*]``.
     """
@@ -140,18 +153,21 @@ def _attempt(row, pool, work):
     code = B.check_structure(w, h, mine, num, spawn, r0, reach, var, fog)
     if code != Defect.NONE:
         return code
-    # stage 4 measures: F1 solver, clearability, F3 chain
-    nrev, ncore, code = solve(w, h, mine, num, fog, r0, nb, row.use_subset, work.trans,
-                              work.popcount, revealed, i8[W8.KNOWN], i8[W8.READY], work.umask,
-                              i32[W32.REM], queue, i32[W32.DIRTY], i8[W8.INDIRTY],
-                              i32[W32.ACTIVE])
+    # stage 4 measures: F1 solver (or the tier solver, F1 included), clearability, F3 chain
+    if tiers is not None:  # (decided before typing: one branch is pruned)
+        code = solve_tiers(w, h, work, Tier.SUBSET if row.use_subset else Tier.SINGLE)
+    else:
+        nrev, ncore, code = solve(w, h, mine, num, fog, r0, nb, row.use_subset, work.trans,
+                                  work.popcount, revealed, i8[W8.KNOWN], i8[W8.READY],
+                                  work.umask, i32[W32.REM], queue, i32[W32.DIRTY],
+                                  i8[W8.INDIRTY], i32[W32.ACTIVE])
+        out[F.REVEALED] = nrev
+        out[F.REVEALED_CORE] = ncore
     if code != Defect.NONE:
         return code
     nsafe = n - nmines
     out[F.MINES] = nmines
     out[F.SAFE] = nsafe
-    out[F.REVEALED] = nrev
-    out[F.REVEALED_CORE] = ncore
     out[F.FOG_CELLS] = nfog
     out[F.REGIONS_ACHIEVED] = achieved
     out[F.SHORTFALL] = region_count - achieved if pool_constraint.shape[0] > 0 else 0
@@ -170,14 +186,19 @@ def _attempt(row, pool, work):
     return Defect.NONE
 
 
-@njit(cache=True, nogil=True)
-def generate_boards(seeds, row, pool, work, ints, keep, best):
+# inline="always" matters only to generate_boards_tiers (a jitted caller gets the body spliced
+# in, with ``tiers`` the constant True: no second dispatcher layer, ~0.8 s less cold compile);
+# called from Python it is an ordinary dispatcher.
+@njit(cache=True, nogil=True, inline="always")
+def generate_boards(seeds, row, pool, work, ints, keep, best, tiers=None):
     """One board per stream seed (A1 stages 2-4, F5 exits): ints[i] gets board i's record
     (``codes.F`` order). Each board runs its attempts on its own stream
     pcg32_srandom_r(seed, default seq). With ``keep``, ``best[Grid.*]`` receive the grids of
     the last board's chosen attempt (the per-board API passes one seed). One entry point for
     both paths: one compile, one cache entry. ``row`` / ``pool`` are ``codes.KernelRow`` /
-    ``codes.KernelPool``, ``work`` is ``workspace(row.width, row.height)``.
+    ``codes.KernelPool``, ``work`` is ``workspace(row.width, row.height)``. ``tiers`` is
+    left out (the tier slots of ``ints`` stay 0, not computed, and the tier solver is not
+    even compiled) or the constant True from ``generate_boards_tiers``.
 
     Returns (defect code, board position); (NONE, len(seeds)) on success.
     """
@@ -196,7 +217,7 @@ def generate_boards(seeds, row, pool, work, ints, keep, best):
         bad_gap = 0
         k = 0
         for k in range(1, row.attempts + 1):
-            code = _attempt(row, pool, work)
+            code = _attempt(row, pool, work, tiers)
             if code != Defect.NONE:
                 return code, i
             nsafe = cur[F.SAFE]
@@ -237,3 +258,12 @@ def generate_boards(seeds, row, pool, work, ints, keep, best):
         out[F.EXIT] = chosen_exit
         out[F.DEFECT] = Defect.NONE
     return Defect.NONE, seeds.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def generate_boards_tiers(seeds, row, pool, work, ints, keep, best):
+    """``generate_boards`` with the difficulty tiers (record schema 2) of every attempt, so
+    the chosen attempt's record carries them; the tier solver replaces F1's (its F1 values
+    are F1's). It splices in the body of ``generate_boards`` with ``tiers`` the constant
+    True: it compiles only the tier solver, and the default path never compiles it."""
+    return generate_boards(seeds, row, pool, work, ints, keep, best, True)
