@@ -30,8 +30,8 @@ def cache_dir() -> Path:
     return Path(base) / f"minegen-{sources_digest()}"
 
 
-def is_warm() -> bool:
-    """True when this machine already holds the compiled entry kernel (a cache load, not a
-    compile, is what the next first call costs)."""
+def is_warm(entry: str = ENTRY) -> bool:
+    """True when this machine already holds the compiled entry kernel ``entry`` (a glob of
+    its index file): a cache load, not a compile, is what the next first call costs."""
     d = cache_dir()
-    return d.is_dir() and any(d.rglob(ENTRY))
+    return d.is_dir() and any(d.rglob(entry))

@@ -243,3 +243,20 @@ def test_progress_bar_only_on_a_terminal(capsys):
     loud.close()
     err = capsys.readouterr().err
     assert "rows 1/2  boards 4/8" in err and "rows 2/2  boards 8/8" in err
+
+
+def test_tier_shares_are_the_records_tier_distribution(baseline):
+    """The audit computes every board's difficulty tier (record schema 2) and the report's
+    per-row shares are exactly the records' distribution."""
+    recs = baseline.records
+    assert (recs["record_schema_version"] == 2).all() and (recs["tier"] >= 0).all()
+    assert baseline.manifest["record_schema_version"] == 2
+    key = ["level_index", "node_depth"]
+    by_hand = recs.group_by(key).agg(
+        *((pl.col("tier") == t).mean().alias(f"tier_{t}_share") for t in range(5)),
+        pl.col("tier").mean().alias("tier_mean")).sort(key)
+    got = baseline.aggregates.select(key + [f"tier_{t}_share" for t in range(5)]
+                                     + ["tier_mean"]).sort(key)
+    assert got.equals(by_hand)
+    total = got.select(sum(pl.col(f"tier_{t}_share") for t in range(5))).to_series()
+    assert ((total - 1).abs() < 1e-12).all()

@@ -71,8 +71,9 @@ def board_svg(board, title: str) -> str:
     return "".join(parts)
 
 
-def exhibit(plan, index: int) -> str:
-    """Board ``index`` of ``plan``'s row, as the audit made it, drawn."""
+def exhibit(plan, index: int, tiers: bool = True) -> str:
+    """Board ``index`` of ``plan``'s row, as the audit made it, drawn (through the kernel
+    the audit used: ``tiers`` must match, or a worker compiles a second kernel)."""
     import warnings
 
     from minegen.errors import DegradedBoardWarning, IllegalBoardWarning
@@ -82,5 +83,6 @@ def exhibit(plan, index: int) -> str:
     sig = sigma(plan.level, plan.depth)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DegradedBoardWarning, IllegalBoardWarning))
-        board = generate_planned(plan, derive_at(BOARD_GEN_STREAM, sig + index), index, sig)
+        board = generate_planned(plan, derive_at(BOARD_GEN_STREAM, sig + index), index, sig,
+                                 tiers=tiers)
     return board_svg(board, f"row ({plan.level}, {plan.depth}), board {index}")
