@@ -27,8 +27,8 @@ from ..analysis.lines import Line
 from ..generator import SweepField
 from ..reports.document import exact
 from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections, minegen_tune
+from .minegen_sections import MINE_DRIFT_WARN
 
-MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option
 TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
 TIERS_ENTRY = "attempt.generate_boards_tiers-*.nbi"  # the tier path's entry kernel
 N_TIERS = 5

@@ -11,7 +11,8 @@ from minegen.table_model import region_target_size
 from ..reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
-from ..reports.svg import Series, Shade, line_chart
+from ..reports.audit_page import groups
+from ..reports.svg import Series, line_chart
 from .minegen_tune import TUNING
 
 WORST_BOARDS = 3  # boards drawn per drilled row
@@ -147,13 +148,7 @@ def difficulty_curve(doc) -> Section:
     """Every row in key order on one axis, levels shaded: the shares a designer tunes."""
     rows = doc.rows
     xs = list(range(len(rows)))
-    first = [r["level_index"] for r in rows]
-    shades, start = [], 0
-    for i in range(1, len(rows) + 1):
-        if i == len(rows) or first[i] != first[start]:
-            shades.append(Shade(start - 0.5, i - 0.5, f"L{first[start]}",
-                                "#eeeeee" if len(shades) % 2 == 0 else "#fafafa"))
-            start = i
+    shades = groups(doc)  # the same level bands as the per-line charts
 
     def col(name):
         return [r.get(name) for r in rows]

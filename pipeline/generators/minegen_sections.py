@@ -16,7 +16,7 @@ from minegen.table_loader import DEFAULT_ROOT
 from ..reports.svg import Band, Marks, Series, line_chart
 from . import minegen_drill
 
-MINE_DRIFT_WARN = 0.25
+MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option (the audit reads it here)
 
 _C_COLUMNS = ["inferability_p10", "inferability_p50", "inferability_p90",
               "inferability_core_p10", "inferability_core_p50", "inferability_core_p90",

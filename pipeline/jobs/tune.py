@@ -166,7 +166,7 @@ def _search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progres
             "evidence": {n: pick["lines"][n] for n in row["lines"] if n in pick["lines"]}}
         if pick is not None:
             changes[key] = {pick["field"]: pick["value"]}
-        row["best"] = _best(row["tried"], row["lines"])
+        row["best"] = _best(gen, row["tried"], row["lines"])
     store.remove()
     return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
             "_changes": changes, "scheduler": ex.scheduler,
@@ -184,15 +184,17 @@ def _verdict(gen, store: ShardStore, pos: int) -> dict:
                       for r in hard}}
 
 
-def _best(tried: list[dict], lines: list[str]) -> dict:
+def _best(gen, tried: list[dict], lines: list[str]) -> dict:
     """Per failing line, the best observed value any candidate reached (the evidence for a
-    row no single-field change fixes)."""
+    row no single-field change fixes): the largest for a line that needs >= or >, else the
+    smallest (read from the line's declaration)."""
+    ops = {ln.name: ln.op for ln in gen.lines}
     out = {}
     for name in lines:
         seen = [(c["lines"][name]["observed"], c["field"], c["value"]) for c in tried
                 if c.get("lines", {}).get(name, {}).get("observed") is not None]
         if seen:
-            obs, fld, value = max(seen) if name in ("B",) else min(seen)
+            obs, fld, value = max(seen) if ops.get(name) in (">=", ">") else min(seen)
             out[name] = {"observed": obs, "field": fld, "value": value}
     return out
 
