@@ -57,6 +57,14 @@ class Generator(Protocol):
     max_boards: int | None  # largest N per row (None: no bound)
     # optional: ``record_schema_version`` (int, default 1), the version of the record's
     # column set; the manifest records it and diff says when two runs' sets differ
+    # optional: ``first_index`` (int <= 0, default 0), the index of a row's first board.
+    # A row of N boards runs boards [first_index, N): N boards i = 0..N-1 plus
+    # -first_index boards before them (e.g. -1 for a board the game ships beside the
+    # audit's seeds). The engine splits, sorts (by ``index_field``) and counts them like any
+    # other board: a row's records start at first_index, the shard key names the range,
+    # the manifest's ``boards`` counts every record; N (``--n``, the ``n`` of the manifest)
+    # stays the count of boards i >= 0, and the generator's aggregations decide which
+    # boards each per-row figure reads (see ``board_span``).
 
     # ---- rows
     key_fields: tuple[str, ...]  # record/aggregate columns that identify a row
@@ -158,6 +166,17 @@ class Generator(Protocol):
     def patch_tables(self, catalog: Any, dst: Any, changes: dict) -> None:
         """Write a copy of the table root to ``dst`` with ``changes``
         ({key: {field: value}}) applied."""
+
+
+def board_span(gen, n: int) -> tuple[int, int]:
+    """(first, count): a row of N = ``n`` runs boards [first, first + count) = [first_index,
+    n) (``first_index``: optional, default 0). Raises TypeError on a first_index that is not
+    an int <= 0 (a generator defect)."""
+    first = getattr(gen, "first_index", 0)
+    if not isinstance(first, int) or isinstance(first, bool) or first > 0:
+        raise TypeError(f"generator {getattr(gen, 'name', gen)!r}: first_index must be an "
+                        f"int <= 0, got {first!r}")
+    return first, n - first
 
 
 _HOOKS = sorted({*Generator.__annotations__, *(

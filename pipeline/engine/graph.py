@@ -23,6 +23,7 @@ from minegen.errors import DefectError
 
 from ..analysis.records import RecordsError
 from ..errors import OutputError, RunError, describe_os_error
+from ..generator import board_span
 from .tasks import run_block_where
 
 TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, so safe)
@@ -38,11 +39,12 @@ class Block:
         return f"{name}-block-{self.position}-{self.first}-{self.count}"
 
 
-def blocks(n_rows: int, n: int, seeds_per_task: int | None) -> list[Block]:
-    """Split each row's boards [0, n) into tasks of ``seeds_per_task`` (default: whole row)."""
-    size = seeds_per_task or n
+def blocks(n_rows: int, n: int, seeds_per_task: int | None, start: int = 0) -> list[Block]:
+    """Split each row's boards [start, n) into tasks of ``seeds_per_task`` (default: whole
+    row); ``start`` is the generator's first board index (``generator.board_span``)."""
+    size = seeds_per_task or n - start
     return [Block(pos, first, min(size, n - first))
-            for pos in range(n_rows) for first in range(0, n, size)]
+            for pos in range(n_rows) for first in range(start, n, size)]
 
 
 class Progress:
@@ -73,8 +75,9 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
              on_row: Callable[[int, pl.DataFrame], None],
              progress: Progress | None = None, worker_timeout: float = 60.0,
              ran_on: set | None = None) -> dict[str, float]:
-    """Generate n boards for each plan on ``client``; each finished row goes to ``on_row``
-    (sorted by the generator's index field). Returns {"fanout": seconds}. ``ran_on``
+    """Generate the boards of N = n for each plan on ``client`` (boards [first_index, n),
+    ``generator.board_span``); each finished row goes to ``on_row`` (sorted by the
+    generator's index field). Returns {"fanout": seconds}. ``ran_on``
     (if given) receives the address of every worker that computed a block.
 
     Never waits for ever: with no worker for ``worker_timeout`` seconds, a scheduler that
@@ -85,8 +88,9 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
     """
     from dask.distributed import wait
 
-    todo = blocks(len(plans), n, seeds_per_task)
-    progress = progress or Progress(len(plans), n * len(plans))
+    start, per_row = board_span(gen, n)
+    todo = blocks(len(plans), n, seeds_per_task, start)
+    progress = progress or Progress(len(plans), per_row * len(plans))
     left: dict[int, int] = {}
     for b in todo:
         left[b.position] = left.get(b.position, 0) + 1

@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 
+from ..generator import board_span
 from ..store.shards import ShardStore
 from .graph import Progress, run_rows
 from .session import ClusterSpec, session
@@ -84,7 +85,8 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
                      ready=compiling.wait if compiling else None) as s:
             timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
                                on_row=done,
-                               progress=Progress(len(todo), n * len(todo), progress, what),
+                               progress=Progress(len(todo), board_span(gen, n)[1] * len(todo),
+                                                 progress, what),
                                worker_timeout=s.timeout, ran_on=ran_on)
             yield Execution(s.description, len(ran_on), list(todo), {**s.timings, **timings},
                             session=s)

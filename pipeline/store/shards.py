@@ -24,6 +24,7 @@ import polars as pl
 
 from minegen.errors import MinegenError
 
+from ..generator import board_span
 from . import atomic
 from .runs import PARTIAL_PREFIX
 
@@ -158,11 +159,13 @@ class ShardStore:
 
 def shard_key(gen, plan, n: int) -> dict:
     """What a row's shard must hold for this run to reuse it: the generator and its
-    versions, the row, its snapshot, the seed range [0, n) and the record schema (with the
-    row count and the bytes' sha256 that ``save`` adds)."""
+    versions, the row, its snapshot, the board range [first, first + count) of N = n
+    (``generator.board_span``: [0, n) unless the generator starts before 0) and the record
+    schema (with the row count and the bytes' sha256 that ``save`` adds)."""
     schema = [(f.name, f.dtype) for f in gen.record]
+    first, count = board_span(gen, n)
     return {"generator": gen.name, "metric_version": gen.metric_version,
             "generator_version": gen.generator_version, "key": list(gen.key(plan)),
-            "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n, "first": 0, "count": n,
+            "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n, "first": first, "count": count,
             "schema": snapshot_digest({"record": schema})}
 
