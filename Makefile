@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 N      ?= 256
 OUT    ?= reports
 
-.PHONY: venv test audit bench validate clean
+.PHONY: venv test audit audit-tilematch bench validate clean
 
 venv: $(STAMP)
 
@@ -24,6 +24,10 @@ test: $(STAMP)
 # The main job: the F4 audit of the default table on the embedded LocalCluster.
 audit: $(STAMP)
 	$(VENV)/bin/minegen audit --n $(N) --out $(OUT)
+
+# The same audit of the tile-match presets (tables/tilematch) on the same engine.
+audit-tilematch: $(STAMP)
+	$(VENV)/bin/minegen audit --generator tilegen --n $(N) --out $(OUT)
 
 bench: $(STAMP)
 	$(VENV)/bin/minegen bench --width 12 --height 12 --density 0.15

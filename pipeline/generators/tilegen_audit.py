@@ -1,0 +1,369 @@
+"""tilegen behind the generator interface: the audit of the tile-match presets (brief §20).
+
+Rows are (city_id, level_id, revision); each row runs its production board (seed_index
+-1, seed FNV-1a-64("city:level:revision"), ``first_index = -1``) and N audit boards
+i = 0..N-1 (seed derive_at("tilegen:city:level:revision", i)). Aggregations read the N
+audit boards; the production board is reported apart (``production_*``). Lines (§20.4):
+P, Q, S and the sub-lines G-TF, G-TA, G-ICR, L-V hard; M, V, U advisory. Report C and
+diagnostics D: ``tilegen_sections``; tuning along the 05 §16 ladder: ``tilegen_tune``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from minegen.errors import MinegenError
+from tilegen import record as tile_record
+from tilegen.codes import DENSITIES, EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
+from tilegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
+
+from ..analysis.lines import Line
+from ..generator import SweepField
+from . import tilegen_sections, tilegen_tune
+
+AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
+PROD = pl.col("seed_index") == -1
+KEY = ("city_id", "level_id", "revision")
+REJECTS = ("clickable_ratio", "triple_chains", "direct_triple", "near_surface",
+           "same_layer_cluster", "tool_free_low", "tool_free_high", "tool_assist_low")
+PERCENTILE_COLUMNS = ("tool_free_pass_rate", "tool_assist_pass_rate",
+                      "initial_clickable_ratio", "raw_tool_free_pass_rate")
+GATE_COLUMNS = {"tool_free_min": pl.Float64, "tool_free_max": pl.Float64,
+                "tool_assist_min": pl.Float64, "clickable_min": pl.Float64}
+LARGEST = "largest"
+
+
+def _q(col: str, q: float, name: str) -> pl.Expr:
+    # linear interpolation between order statistics (numpy's default), over the audit boards
+    return pl.col(col).filter(AUDIT).quantile(q, interpolation="linear").alias(name)
+
+
+def _prod(col: str, name: str | None = None) -> pl.Expr:
+    return pl.col(col).filter(PROD).first().alias(name or f"production_{col}")
+
+
+def _count(cond: pl.Expr, name: str) -> pl.Expr:
+    return cond.filter(AUDIT).sum().cast(pl.Int64).alias(name)
+
+
+class TilegenAudit:
+    """The audit side of tilegen (see ``pipeline.generator.Generator`` for each hook)."""
+
+    name = "tilegen"
+    metric_version = METRIC_VERSION
+    generator_version = GENERATOR_VERSION
+    record_schema_version = tile_record.RECORD_SCHEMA_VERSION
+    report_subdir = "tilegen"
+    seed_rule = ("production board (seed_index -1): FNV-1a-64('city:level:revision'); audit "
+                 "board i: derive_at('tilegen:city:level:revision', i)")
+    max_boards = None
+    first_index = -1  # the production board runs beside the N audit boards
+    key_fields = KEY
+    index_field = "seed_index"
+    record = RECORD
+
+    lines = (
+        # ">= 1" (not "== 1"): tune reads a ">=" line's best candidate as its largest value
+        Line("P", "production_met", ">=", 1, True,
+             "the production board (the one the game ships) meets every 15.1 gate",
+             quantity="production board met (1 = yes)"),
+        Line("Q", "not_met", "==", 0, True,
+             f"audit seeds that found no acceptable board in {MAX_ATTEMPTS} attempts (15.2)",
+             quantity="seeds not met"),
+        Line("S", "unsolvable_boards", "==", 0, True,
+             "audit boards with no tool-free clearing path (exhaustive search: no)",
+             quantity="unsolvable boards"),
+        Line("G-TF", "miss_tool_free", "==", 0, True,
+             "audit boards whose returned board misses the tool-free band (G1)",
+             quantity="boards off the tool-free band"),
+        Line("G-TA", "miss_tool_assist", "==", 0, True,
+             "audit boards whose returned board misses the tool-assisted minimum (G2)",
+             quantity="boards below the tool-assisted minimum"),
+        Line("G-ICR", "miss_clickable", "==", 0, True,
+             "audit boards whose returned board misses the clickable-ratio minimum (V1)",
+             quantity="boards below the clickable minimum"),
+        Line("L-V", "miss_layout", "==", 0, True,
+             "audit boards whose returned board fails a layout check V1-V5",
+             quantity="boards with an invalid layout"),
+        Line("M", "m_monotone_ok", "==", 1, False,
+             "p50 raw tool-free pass rate does not rise from the city's previous level",
+             quantity="monotone (1 = yes)", applies="rows above their city's lowest level"),
+        Line("V", "v_variety_ok", "==", 1, False,
+             "the production board's element set differs from every other level's of the city",
+             quantity="distinct element set (1 = yes)",
+             applies="cities with two or more levels in the run"),
+        Line("U", "dfs_unknown_boards", "==", 0, False,
+             "audit boards the exhaustive search could not decide (node cap)",
+             quantity="undecided boards"),
+    )
+
+    # ------------------------------------------------------------------------ rows
+    def load(self, root: str | None):
+        from tilegen.table_loader import load_tables
+
+        return load_tables(root)
+
+    def parse_key(self, text: str) -> tuple:
+        from tilegen.table_loader import parse_key
+
+        return tuple(parse_key(text))
+
+    def plans(self, catalog, keys) -> list:
+        from tilegen.table_loader import plans
+
+        keys = list(keys)
+        if len(set(map(tuple, keys))) != len(keys):
+            raise MinegenError(f"--rows names a row twice: {keys}")
+        return sorted(plans(catalog, keys), key=lambda p: p.key)
+
+    def key(self, plan) -> tuple:
+        return tuple(plan.key)
+
+    def label(self, key) -> str:
+        city, level, *rest = key
+        return f"{city} {level}" + (f" r{rest[0]}" if rest and rest[0] is not None else "")
+
+    def describe(self, row: dict) -> str:
+        ppe = str(row.get("pieces_per_element"))
+        pieces = (f"{row.get('element_count')} elements x {ppe}" if "," not in ppe
+                  else f"{row.get('element_count')} elements ({ppe})")
+        return (f"level {row.get('level_id')} of {row.get('city_id')}, revision "
+                f"{row.get('revision')}: {pieces} = {row.get('total_pieces')} pieces on "
+                f"{row.get('layers')} layer(s), density {row.get('density')}, target pass "
+                f"rate {row.get('target_pass_rate')}, N {row.get('boards')}")
+
+    def snapshot(self, plan) -> dict:
+        return plan.snapshot()
+
+    # --------------------------------------------------------------------- records
+    # The kernels (numba) load where boards are made, on the workers, never in the client.
+    def block(self, plan, first: int, count: int) -> dict[str, np.ndarray]:
+        from tilegen.batch import run_block
+
+        return run_block(plan, first, count)
+
+    def warm(self) -> None:
+        from tilegen.batch import warm_up
+
+        warm_up()
+
+    def cold(self) -> bool:
+        from tilegen.batch import is_warm
+
+        return not is_warm()
+
+    # -------------------------------------------------------------------- analysis
+    def aggregations(self) -> list[pl.Expr]:
+        attempts = pl.col("attempts_used").filter(AUDIT)
+        met = _count(pl.col("exit") == "met", "met")
+        p_hat = ((pl.col("exit") == "met").filter(AUDIT).sum()
+                 / attempts.sum()).cast(pl.Float64)
+        n = AUDIT.sum().cast(pl.Float64)
+        return [
+            *(pl.first(c) for c in (
+                "element_count", "pieces_per_element", "total_pieces", "layers", "density",
+                "target_pass_rate", "window_cols", "window_rows", "runs_per_strategy",
+                *(f"n_layer_{i}" for i in range(1, 5)))),
+            AUDIT.sum().cast(pl.Int64).alias("boards"),
+            met,
+            _count(pl.col("exit") != "met", "not_met"),
+            _count(pl.col("tool_free_solvable") == "no", "unsolvable_boards"),
+            _count(pl.col("tool_free_solvable") == "unknown", "dfs_unknown_boards"),
+            _count(~pl.col("gate_tool_free"), "miss_tool_free"),
+            _count(~pl.col("gate_tool_assist"), "miss_tool_assist"),
+            _count(~pl.col("gate_clickable"), "miss_clickable"),
+            _count(~pl.col("layout_valid"), "miss_layout"),
+            *(_count(pl.col("exit") == e, f"exit_{e}") for e in EXIT_NAMES),
+            *(_count(pl.col("failure_reason") == r, f"reason_{r}") for r in REASON_NAMES),
+            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in PERCENTILE_COLUMNS
+              for q in (0.10, 0.50, 0.90)),
+            *(_q(c, 0.50, f"{c}_p50") for c in (
+                "raw_tool_assist_pass_rate", "avg_peak_slot_usage", "stuck_rate",
+                "tool_value", "pass_rate_match_first", "pass_rate_slot_build",
+                "pass_rate_risk_averse", "mean_fail_step")),
+            pl.col("opening_stability").filter(AUDIT).mean().alias("opening_stability_mean"),
+            pl.col("soft_deadlock_rate").filter(AUDIT).mean().alias("soft_deadlock_mean"),
+            pl.col("raw_tool_free_pass_rate").filter(AUDIT).is_null().sum().cast(pl.Int64)
+            .alias("no_valid_layout_boards"),
+            (attempts >= 2).mean().alias("retry_rate"),
+            attempts.mean().alias("mean_attempts"),
+            attempts.quantile(0.90, interpolation="linear").alias("p90_attempts"),
+            attempts.max().alias("max_attempts"),
+            attempts.sum().cast(pl.Int64).alias("attempts_total"),
+            p_hat.alias("p_hat"),
+            # 15.2 reading: a seed fails with (1 - p)^50; some seed of N fails with this
+            (1.0 - (1.0 - (1.0 - p_hat).pow(MAX_ATTEMPTS)).pow(n)).alias("q_risk"),
+            *((pl.col(f"rej_{r}").filter(AUDIT).sum() / attempts.sum()).cast(pl.Float64)
+              .alias(f"reject_share_{r}") for r in REJECTS),
+            (pl.col("raw_tool_free_pass_rate").filter(AUDIT)
+             .quantile(0.5, interpolation="linear") - pl.first("target_pass_rate"))
+            .alias("target_gap"),
+            (pl.col("exit").filter(PROD).first() == "met").cast(pl.Int64)
+            .alias("production_met"),
+            *(_prod(c) for c in (
+                "exit", "failure_reason", "stream_seed", "element_ids", "attempts_used",
+                "tool_free_pass_rate", "tool_assist_pass_rate", "initial_clickable_ratio",
+                "raw_tool_free_pass_rate", "tool_free_solvable", "avg_peak_slot_usage",
+                "stuck_rate", "opening_stability")),
+            # the audit boards a drill-down would draw: not met first, then lowest pass rate
+            pl.col("seed_index").filter(AUDIT).sort_by(
+                [pl.col("exit").filter(AUDIT) == "met",
+                 pl.col("tool_free_pass_rate").filter(AUDIT)], maintain_order=True)
+            .head(3).alias("worst_boards"),
+        ]
+
+    def row_columns(self, rows: pl.DataFrame, catalog) -> pl.DataFrame:
+        """The 15.1 gates of each row's level (from the tables) and the cross-row advisory
+        lines M and V; all null without the tables (a sweep or tune of one row)."""
+        if catalog is None or rows.height == 0:
+            return rows.with_columns(
+                *(pl.lit(None, t).alias(c) for c, t in GATE_COLUMNS.items()),
+                m_monotone_ok=pl.lit(None, pl.Int64), m_detail=pl.lit(""),
+                v_variety_ok=pl.lit(None, pl.Int64), v_detail=pl.lit(""))
+        keys = [tuple(k) for k in rows.select(KEY).rows()]
+        gates = {p.key: p.gates for p in self.plans(catalog, keys)}
+        extra = [{**dict(zip(KEY, k)),
+                  "tool_free_min": gates[k].tool_free_min_bp / 10000,
+                  "tool_free_max": gates[k].tool_free_max_bp / 10000,
+                  "tool_assist_min": gates[k].tool_assist_min_bp / 10000,
+                  "clickable_min": gates[k].clickable_min_bp / 10000} for k in keys]
+        out = rows.join(pl.DataFrame(extra, schema={"city_id": pl.String, "level_id": pl.Int64,
+                                                    "revision": pl.Int64, **GATE_COLUMNS}),
+                        on=list(KEY), how="left", maintain_order="left")
+        return out.join(cross_rows(out, self.label), on=list(KEY), how="left",
+                        maintain_order="left")
+
+    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        return {}
+
+    def run_tables(self, rows: pl.DataFrame, catalog) -> dict[str, pl.DataFrame]:
+        return {}
+
+    def report_sections(self, doc) -> list:
+        return tilegen_sections.sections(doc, self)
+
+    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
+        return []
+
+    def exhibit(self, plan, index: int) -> Any:
+        return None
+
+    def summary_notes(self, rows: pl.DataFrame) -> list[str]:
+        risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > 0.05))
+        if not risky.height:
+            return []
+        names = ", ".join(f"{self.label(k)} {v:.0%}" for *k, v in
+                          risky.select(*KEY, "q_risk").rows())
+        return [f"Q holds but is at risk on {risky.height} row(s) (chance a nightly run "
+                f"fails Q: {names})"]
+
+    diff_columns = (
+        *((c, label, "snapshot") for c, label in (
+            ("element_count", "element types"), ("pieces_per_element", "pieces per element"),
+            ("total_pieces", "pieces"), ("layers", "layers"), ("density", "density"),
+            ("target_pass_rate", "target pass rate"), ("runs_per_strategy", "runs per strategy"),
+            ("window_cols", "window columns"), ("window_rows", "window rows"))),
+        *((c, label, "figure") for c, label in (
+            ("tool_free_pass_rate_p10", "tool-free p10"),
+            ("tool_free_pass_rate_p50", "tool-free p50"),
+            ("tool_free_pass_rate_p90", "tool-free p90"),
+            ("raw_tool_free_pass_rate_p50", "raw tool-free p50"),
+            ("tool_assist_pass_rate_p50", "tool-assisted p50"),
+            ("initial_clickable_ratio_p50", "clickable ratio p50"),
+            ("p_hat", "per-attempt acceptance p"), ("q_risk", "Q risk"),
+            ("retry_rate", "retry rate"), ("mean_attempts", "mean attempts"),
+            ("production_tool_free_pass_rate", "production tool-free"))),
+        *((f"exit_{e}", f"exits {e}", "count") for e in EXIT_NAMES),
+        ("unsolvable_boards", "unsolvable boards", "count"),
+    )
+
+    # ----------------------------------------------------------------------- sweep
+    sweep_fields = (
+        SweepField("element_count", "int", LARGEST, "more element types are harder to match"),
+        SweepField("layers", "int", LARGEST, "more layers bury more pieces"),
+        SweepField(tilegen_tune.DENSITY_CLASS, "int", LARGEST,
+                   "density class 0 low, 1 medium, 2 medium_high, 3 high: denser is harder"),
+        SweepField("pieces_per_element", "int", LARGEST,
+                   "more pieces per element (a multiple of 3): more pieces to clear"),
+        SweepField("target_pass_rate", "float", LARGEST,
+                   "the advisory target; must sit in the level's tool-free band"),
+    )
+
+    def vary(self, catalog, key, field: str, value: Any):
+        """The row ``key`` with ``field`` = ``value``, validated as the loader would; the
+        plan keeps the key, so its seeds (production and audit) are the audit's."""
+        from tilegen.table_loader import vary
+
+        if field == tilegen_tune.DENSITY_CLASS:
+            if not isinstance(value, int) or not 0 <= value < len(DENSITIES):
+                return None, [tilegen_tune.Diag("domain", field, value,
+                                                f"a class 0..{len(DENSITIES) - 1}")]
+            field, value = "density", DENSITIES[value]
+        return vary(catalog, tuple(key), field, value)
+
+    def current_value(self, catalog, key, field: str) -> Any:
+        (plan,) = self.plans(catalog, [key])
+        return tilegen_tune.current(plan, field)
+
+    def resolved_key(self, catalog, key) -> tuple:
+        (plan,) = self.plans(catalog, [key])
+        return tuple(plan.key)
+
+    # ------------------------------------------------------------------------ tune
+    def locked(self, catalog, key) -> bool:
+        return False
+
+    def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
+        (plan,) = self.plans(catalog, [key])
+        return tilegen_tune.candidates(plan, lines)
+
+    def patch_tables(self, catalog, dst, changes: dict) -> None:
+        tilegen_tune.patch_tables(catalog.root, dst, changes)
+
+
+def cross_rows(rows: pl.DataFrame, label) -> pl.DataFrame:
+    """Per row: M (p50 raw tool-free pass rate not above the nearest lower level of the
+    city that has one; several revisions of a level: the highest counts) and V (the
+    production element set differs from every other level's of the city)."""
+    by_city: dict[str, list[dict]] = {}
+    for r in rows.select(*KEY, "raw_tool_free_pass_rate_p50",
+                         "production_element_ids").iter_rows(named=True):
+        by_city.setdefault(r["city_id"], []).append(r)
+    out = []
+    for city, mine in by_city.items():
+        current: dict[int, dict] = {}
+        for r in mine:
+            if r["level_id"] not in current or r["revision"] > current[r["level_id"]]["revision"]:
+                current[r["level_id"]] = r
+        for r in mine:
+            lower = [current[lv] for lv in sorted(current) if lv < r["level_id"]
+                     and current[lv]["raw_tool_free_pass_rate_p50"] is not None]
+            v = r["raw_tool_free_pass_rate_p50"]
+            m_ok, m_detail = None, ""
+            if lower and v is not None:
+                prev = lower[-1]
+                m_ok = int(v <= prev["raw_tool_free_pass_rate_p50"])
+                m_detail = (f"p50 raw tool-free {v:.3f} at level {r['level_id']} vs "
+                            f"{prev['raw_tool_free_pass_rate_p50']:.3f} at level "
+                            f"{prev['level_id']}")
+            mine_set = _element_set(r["production_element_ids"])
+            others = [o for o in mine if o["level_id"] != r["level_id"]]
+            same = [label(tuple(o[k] for k in KEY)) for o in others
+                    if _element_set(o["production_element_ids"]) == mine_set]
+            out.append({**{k: r[k] for k in KEY}, "m_monotone_ok": m_ok, "m_detail": m_detail,
+                        "v_variety_ok": (0 if same else 1) if others else None,
+                        "v_detail": ("same element set as " + ", ".join(same)) if same else ""})
+    return pl.DataFrame(out, schema={"city_id": pl.String, "level_id": pl.Int64,
+                                     "revision": pl.Int64, "m_monotone_ok": pl.Int64,
+                                     "m_detail": pl.String, "v_variety_ok": pl.Int64,
+                                     "v_detail": pl.String})
+
+
+def _element_set(ids) -> frozenset:
+    return frozenset(str(ids or "").split(","))
+
+
+GENERATOR = TilegenAudit()
