@@ -246,10 +246,15 @@ class TilegenAudit:
         return tilegen_sections.sections(doc, self)
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        return []
+        return tilegen_sections.wanted(rows, results)
 
-    def exhibit(self, plan, index: int) -> Any:
-        return None
+    def exhibit(self, plan, index: int) -> str:
+        """Board ``index`` of the row (-1: production) drawn as text (``tilegen generate``'s
+        own drawing: layers side by side, clickable pieces bracketed)."""
+        from tilegen.generate import generate_planned
+        from tilegen.render import draw_board
+
+        return draw_board(generate_planned(plan, index=index))
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > 0.05))

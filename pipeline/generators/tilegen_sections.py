@@ -9,7 +9,10 @@ tool-free band shaded; tool-assisted pass rate and clickable ratio against their
 
 from __future__ import annotations
 
+import html
+
 from tilegen.codes import DENSITIES, MAX_ATTEMPTS
+from tilegen.table_loader import DEFAULT_ROOT
 
 from ..reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, exact, num,
@@ -133,6 +136,42 @@ def q_safe_p(n: int, risk: float = 0.05) -> float:
     return 1.0 - (1.0 - (1.0 - risk) ** (1.0 / max(1, n))) ** (1.0 / MAX_ATTEMPTS)
 
 
+def _tables(doc) -> str | None:
+    """The run's table root as a command option (None: the default root)."""
+    root = doc.manifest.get("table_root")
+    return None if root in (None, str(DEFAULT_ROOT)) else root
+
+
+MAX_DRAWN = 8  # failing rows whose boards the report draws
+
+
+def wanted(rows, results: list[dict]) -> list[tuple[tuple, int]]:
+    """The boards the report draws: per failing row (the first MAX_DRAWN in key order) its
+    production board and its worst audit board."""
+    failing = sorted({tuple(r[k] for k in ("city_id", "level_id", "revision"))
+                      for r in results if r["hard"] and r["passed"] is False})[:MAX_DRAWN]
+    worst = {tuple(r[:3]): r[3] for r in rows.select(
+        "city_id", "level_id", "revision", "worst_boards").rows()}
+    return [(k, i) for k in failing for i in (-1, *(worst.get(k) or [])[:1])]
+
+
+def _drawings(doc, row: dict) -> list:
+    key, label = doc.key(row), doc.row_label(row)
+    tables = _tables(doc)
+    where = f" --tables {tables}" if tables else ""
+    figs = []
+    for i in (-1, *(row.get("worst_boards") or [])[:1]):
+        text = doc.drawings.get((key, i))
+        cmd = (f"tilegen generate {row['city_id']} {row['level_id']} --revision "
+               f"{row['revision']} --index {i}{where}")
+        what = "production board" if i == -1 else f"worst audit board {i}"
+        if text is not None:
+            figs.append(Figure(f"board-{row['city_id']}-{row['level_id']}-{row['revision']}-{i}",
+                               f'<pre class="board">{html.escape(text)}</pre>',
+                               f"{what}: {cmd}"))
+    return [Figures(f"Boards of {label}", figs)] if figs else []
+
+
 def failing_rows(doc, gen) -> list[Section]:
     sec = Section("tilegen-failing", "Rows that fail, in words")
     out = [sec]
@@ -142,7 +181,7 @@ def failing_rows(doc, gen) -> list[Section]:
     if not failing:
         sec.blocks.append(Para("Every hard line holds on every row."))
         return out
-    tables = doc.manifest.get("table_root")
+    tables = _tables(doc)
     sec.blocks.append(Para(
         "Per failing row: each hard line it fails, by how much, and the first step of the "
         "05 §16 tuning ladder (too hard: density one class lower, then one layer fewer, then "
@@ -165,7 +204,11 @@ def failing_rows(doc, gen) -> list[Section]:
         worst = row.get("worst_boards") or []
         if worst:
             sub.blocks.append(Para("Worst audit seeds (not met first, then lowest tool-free "
-                                   "pass rate): " + ", ".join(str(i) for i in worst) + "."))
+                                   "pass rate): " + ", ".join(str(i) for i in worst) + "; "
+                                   "draw one with `tilegen generate "
+                                   f"{row['city_id']} {row['level_id']} --revision "
+                                   f"{row['revision']} --index {worst[0]}`."))
+        sub.blocks += _drawings(doc, row)
         out.append(sub)
     return out
 
