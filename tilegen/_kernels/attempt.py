@@ -1,0 +1,197 @@
+"""The attempt loop (05 §8, §15; brief §6.1): the one entry kernel of the per-board API and
+the batch path.
+
+For each seed: select the elements on the layout stream (once per board), then attempts
+k = 1 .. 50 continue that stream: draw a layout, build the overlap graph, run V1-V5; a
+layout-valid attempt is simulated on its own streams (initseq 8k + 3 mode + s) and judged
+against the gates G1/G2. Exits:
+
+- ``met``: the first attempt passing V1-V5 and the gates;
+- ``failed_gates``: none met but some passed V1-V5: the one with the smallest gate
+  distance, earliest on ties;
+- ``failed_layout``: none passed V1-V5: the fewest failing checks, then the highest
+  clickable count, earliest on ties.
+
+The returned board is then simulated once more with ``diagnose`` (the same streams, so the
+same pass rates, plus the search-based metrics), and searched exhaustively from its start
+(line S). Parameters are never changed inside a call (brief §6.1: tweaks are a new revision).
+Gate arithmetic is integer: ``10000 wins >= bp runs``.
+"""
+
+import numpy as np
+from numba import njit
+
+from minegen._kernels.pcg import pcg_seed
+
+from ..codes import (BP, LAYOUT_SEQ, MAX_ATTEMPTS, N_B, N_S, N_V, B, Defect, Exit, P, R,
+                     Reason, S, V)
+from . import layout, search, sim
+
+
+@njit(cache=True, nogil=True)
+def _gate_excess(stats, prm):
+    """(g1_low, g1_high, g2_low, distance) of one simulated attempt; distance in units of
+    1 / (BP * runs): max(0, tf_min - tf) + max(0, tf - tf_max) + max(0, ta_min - ta)."""
+    runs = 3 * prm[P.RUNS]
+    tf = BP * stats[S.TF_WINS]
+    ta = BP * stats[S.TA_WINS]
+    low = prm[P.TF_MIN] * runs - tf
+    high = tf - prm[P.TF_MAX] * runs
+    assist = prm[P.TA_MIN] * runs - ta
+    dist = max(low, 0) + max(high, 0) + max(assist, 0)
+    return low > 0, high > 0, assist > 0, dist
+
+
+@njit(cache=True, nogil=True)
+def _covers_categories(sel, city_cat, E):
+    """05 §9.2 invariant: when E >= the number of non-empty categories, each is represented."""
+    present = np.zeros(8, dtype=np.int64)
+    for c in city_cat:
+        present[c] = 1
+    n_present = 0
+    for c in range(8):
+        n_present += present[c]
+    if E < n_present:
+        return True
+    chosen = np.zeros(8, dtype=np.int64)
+    for i in range(E):
+        chosen[city_cat[sel[i]]] = 1
+    for c in range(8):
+        if present[c] == 1 and chosen[c] == 0:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, anchors, lane_xs,
+                         ints, sel_out, board_out, occ_out, work, memo):
+    """Fill ``ints[b]`` (R slots) and ``sel_out[b]`` for every seed; the returned board of
+    the last seed is left in ``board_out`` / ``occ_out``. ``work`` (``sim.make_work``) and
+    ``memo`` (``search.make_memo``) are the caller's scratch. Returns (defect, b): the first
+    invariant violation and the board it happened on, or (0, -1)."""
+    T = prm[P.T]
+    E = prm[P.E]
+    st = np.zeros(2, dtype=np.uint64)
+    board = np.zeros((T, N_B), dtype=np.int32)
+    occ = np.zeros(T, dtype=np.uint64)
+    best = np.zeros((T, N_B), dtype=np.int32)
+    best_occ = np.zeros(T, dtype=np.uint64)
+    lay = np.zeros(N_V, dtype=np.int64)
+    best_lay = np.zeros(N_V, dtype=np.int64)
+    stats = np.zeros(N_S, dtype=np.int64)
+    elem = np.zeros(T, dtype=np.int32)
+    sel = np.zeros(E, dtype=np.int32)
+    for b in range(seeds.shape[0]):
+        row = ints[b]
+        row[:] = 0
+        seed = seeds[b]
+        pcg_seed(st, seed, np.uint64(LAYOUT_SEQ))
+        layout.select_elements(st, city_cat, city_weight, E, sel)
+        sel_out[b, :] = sel
+        if not _covers_categories(sel, city_cat, E):
+            row[R.DEFECT] = Defect.CATEGORY_COVERAGE
+            return Defect.CATEGORY_COVERAGE, b
+        first_valid = -1
+        best_k = 0
+        best_valid = False  # the kept candidate passed V1-V5
+        best_fails = 1 << 30
+        best_click = -1
+        best_dist = np.int64(1) << np.int64(62)
+        met = False
+        k = 0
+        for k in range(1, MAX_ATTEMPTS + 1):
+            layout.draw_layout(st, ppe, layer_counts, anchors, prm, board)
+            layout.build_graph(board, T, prm[P.PIECE], occ)
+            defect = layout.layout_defect(board, occ, prm, layer_counts, lane_xs)
+            if defect != 0:
+                row[R.DEFECT] = defect
+                return defect, b
+            layout.layout_checks(board, occ, prm, E, lay)
+            row[R.REJ_CLICKABLE_RATIO] += 1 - lay[V.V1_OK]
+            row[R.REJ_TRIPLE_CHAINS] += 1 - lay[V.V2_OK]
+            row[R.REJ_DIRECT_TRIPLE] += 1 - lay[V.V3_OK]
+            row[R.REJ_NEAR_SURFACE] += 1 - lay[V.V4_OK]
+            row[R.REJ_SAME_LAYER_CLUSTER] += 1 - lay[V.V5_OK]
+            if lay[V.FAILS] > 0:
+                if first_valid < 0 and (lay[V.FAILS] < best_fails or (
+                        lay[V.FAILS] == best_fails and lay[V.CLICKABLE] > best_click)):
+                    best_fails = lay[V.FAILS]
+                    best_click = lay[V.CLICKABLE]
+                    best_k = k
+                    best[:, :] = board
+                    best_occ[:] = occ
+                    best_lay[:] = lay
+                continue
+            for p in range(T):
+                elem[p] = board[p, B.ELEM]
+            stats[:] = 0
+            defect = sim.simulate(elem, occ, prm, seed, k, False, stats, work, memo)
+            if defect != 0:
+                row[R.DEFECT] = defect
+                return defect, b
+            low, high, assist, dist = _gate_excess(stats, prm)
+            row[R.REJ_TOOL_FREE_LOW] += low
+            row[R.REJ_TOOL_FREE_HIGH] += high
+            row[R.REJ_TOOL_ASSIST_LOW] += assist
+            if first_valid < 0:
+                first_valid = k
+                row[R.RAW_TF_WINS] = stats[S.TF_WINS]
+                row[R.RAW_TA_WINS] = stats[S.TA_WINS]
+            if not best_valid or dist < best_dist:
+                best_valid = True
+                best_dist = dist
+                best_k = k
+                best[:, :] = board
+                best_occ[:] = occ
+                best_lay[:] = lay
+            if dist == 0:
+                met = True
+                break
+        row[R.ATTEMPTS_USED] = k
+        row[R.FIRST_VALID] = first_valid
+        if first_valid < 0:
+            row[R.RAW_TF_WINS] = -1
+            row[R.RAW_TA_WINS] = -1
+        row[R.EXIT] = Exit.MET if met else (Exit.FAILED_GATES if best_valid
+                                            else Exit.FAILED_LAYOUT)
+        row[R.RETURNED] = best_k
+        row[R.CLICKABLE] = best_lay[V.CLICKABLE]
+        row[R.CHAINS] = best_lay[V.CHAINS]
+        row[R.DIRECT] = best_lay[V.DIRECT]
+        row[R.MAX_DEPTH] = best_lay[V.MAX_DEPTH]
+        row[R.EDGES] = best_lay[V.EDGES]
+        row[R.NEAR_OK] = best_lay[V.V4_OK]
+        row[R.CLUSTER_OK] = best_lay[V.V5_OK]
+        row[R.LAYOUT_VALID] = 1 if best_lay[V.FAILS] == 0 else 0
+        # the returned board: exhaustive search from the start, then the diagnosed runs
+        for p in range(T):
+            elem[p] = best[p, B.ELEM]
+        search.memo_clear(memo)
+        result, nodes = search.solve(elem, best_occ, T, E, np.uint64(0), np.int64(0), -1,
+                                     prm[P.SLOT_RULE], prm[P.DFS_CAP], memo)
+        row[R.SOLVABLE] = result
+        row[R.DFS_NODES] = nodes
+        stats[:] = 0
+        defect = sim.simulate(elem, best_occ, prm, seed, best_k, True, stats, work, memo)
+        if defect != 0:
+            row[R.DEFECT] = defect
+            return defect, b
+        for s in range(N_S):
+            row[R.TF_WINS + s] = stats[s]
+        low, high, assist, dist = _gate_excess(stats, prm)
+        row[R.GATE_CLICKABLE] = best_lay[V.V1_OK]
+        row[R.GATE_TOOL_FREE] = 0 if (low or high) else 1
+        row[R.GATE_TOOL_ASSIST] = 0 if assist else 1
+        if met:
+            row[R.FAILURE_REASON] = Reason.NONE
+        elif best_lay[V.FAILS] > 0:
+            row[R.FAILURE_REASON] = best_lay[V.FIRST_FAIL]
+        elif low:
+            row[R.FAILURE_REASON] = Reason.TOOL_FREE_LOW
+        elif high:
+            row[R.FAILURE_REASON] = Reason.TOOL_FREE_HIGH
+        else:
+            row[R.FAILURE_REASON] = Reason.TOOL_ASSIST_LOW
+        board_out[:, :] = best
+        occ_out[:] = best_occ
+    return 0, -1

@@ -1,0 +1,231 @@
+"""The per-board front door (05 §18, brief §16): typed values in, typed values out.
+
+``generate_board`` runs the very kernel the batch path runs (``batch.run_seeds`` with one
+seed), so a board and its record are the same whichever path made them. The board is always
+returned, with ``ok = (exit == "met")``, the failure reason and the attempts used: whether to
+ship it is the caller's decision (brief §6.1, A-28).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import batch
+from . import record as rec
+from .codes import B, N_B
+from .errors import MinegenError
+from .plan import TilePlan
+
+
+@dataclass(frozen=True)
+class Piece:
+    """PieceInstance (05 §4.2): one tile on the board."""
+
+    id: str  # piece_0001 .. in piece order (layer ascending, then deal order)
+    element_id: str
+    layer: int  # 1 = bottom .. L = top
+    x: int  # top-left of the unrotated box, board units, y downward
+    y: int
+    width: int
+    height: int
+    rotation: int  # degrees, cosmetic only
+    anchor: tuple[int, int]  # (column, row) of the grid anchor it was placed on
+    depth: int  # initial occlusion depth (0: clickable at the start)
+    removed: bool = False
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "elementId": self.element_id, "layer": self.layer, "x": self.x,
+                "y": self.y, "width": self.width, "height": self.height,
+                "rotation": self.rotation, "removed": self.removed,
+                "anchor": list(self.anchor)}
+
+
+@dataclass(frozen=True)
+class Board:
+    """BoardState (05 §4.3) plus what the simulator needs (``elem``, ``occ``)."""
+
+    board_id: str
+    plan: TilePlan
+    seed: int
+    seed_index: int | None  # None: a seed given by hand
+    pieces: tuple[Piece, ...]
+    element_ids: tuple[str, ...]  # selection order
+    return_lanes: tuple[tuple[int, int, int, int], ...]  # (x, y, width, height)
+    elem: np.ndarray = field(repr=False, compare=False)  # int32[T], selection index per piece
+    occ: np.ndarray = field(repr=False, compare=False)  # uint64[T], occluder masks
+
+    @property
+    def overlap_graph(self) -> dict[str, list[str]]:
+        """{occluder id: [occluded ids]} (sorted; pieces with no out-edge omitted)."""
+        return overlap_graph(self.pieces, self.occ)
+
+    def clickable(self) -> list[str]:
+        return get_clickable_pieces(self)
+
+    def digest(self) -> str:
+        """sha256 of the canonical JSON piece list (a golden value for ports)."""
+        return _sha(self.as_json()["pieces"])
+
+    def graph_digest(self) -> str:
+        return _sha(self.overlap_graph)
+
+    def as_json(self) -> dict:
+        p = self.plan
+        return {"boardId": self.board_id, "cityId": p.city_id, "levelId": p.level_id,
+                "revision": p.revision, "seed": str(self.seed),
+                "elementIds": list(self.element_ids),
+                "pieces": [x.as_json() for x in self.pieces],
+                "overlapGraph": self.overlap_graph,
+                "returnLanes": [dict(zip(("x", "y", "width", "height"), lane))
+                                for lane in self.return_lanes]}
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    board: Board
+    record: dict  # the metric record (brief §20.2), one value per field
+    exit: str  # met | failed_gates | failed_layout
+    ok: bool
+    failure_reason: str  # none | clickable_ratio | ... | tool_assist_low
+    attempts_used: int
+
+    @property
+    def metrics(self) -> dict:
+        """The metric fields of 05 §4.3 / §13.3 under the document's names."""
+        r = self.record
+        return {"totalPieces": r["total_pieces"],
+                "initialClickableRatio": r["initial_clickable_ratio"],
+                "simulatedPassRate": r["simulated_pass_rate"],
+                "avgTurnsToFinish": r["avg_turns_to_finish"],
+                "toolFreePassRate": r["tool_free_pass_rate"],
+                "toolAssistPassRate": r["tool_assist_pass_rate"],
+                "avgPeakSlotUsage": r["avg_peak_slot_usage"],
+                "openingStability": r["opening_stability"],
+                "stuckRate": r["stuck_rate"]}
+
+
+def _sha(obj) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def overlap_graph(pieces, occ: np.ndarray) -> dict[str, list[str]]:
+    graph: dict[str, list[str]] = {}
+    for p, piece in enumerate(pieces):
+        mask = int(occ[p])
+        for q in range(len(pieces)):
+            if mask >> q & 1:
+                graph.setdefault(pieces[q].id, []).append(piece.id)
+    return {k: sorted(v) for k, v in sorted(graph.items())}
+
+
+def plan_for(city_id: str, level_id: int, *, revision: int = 1, content=None) -> TilePlan:
+    """The row snapshot of (city, level, revision) from ``content`` (a loaded catalog, a
+    table root path, or None for the default tables)."""
+    from .table_loader import load_tables, plans
+
+    catalog = content if hasattr(content, "presets") else load_tables(content)
+    return plans(catalog, [(city_id, int(level_id), int(revision))])[0]
+
+
+def _board(plan: TilePlan, seed: int, seed_index, sel: np.ndarray, arr: np.ndarray,
+           occ: np.ndarray) -> Board:
+    g = plan.geometry
+    names = [plan.city_elements[i] for i in sel]
+    pieces = tuple(
+        Piece(id=f"piece_{p + 1:04d}", element_id=names[arr[p, B.ELEM]],
+              layer=int(arr[p, B.LAYER]), x=int(arr[p, B.X]), y=int(arr[p, B.Y]),
+              width=g.piece_size, height=g.piece_size, rotation=int(arr[p, B.ROT]),
+              anchor=(int(arr[p, B.AC]), int(arr[p, B.AR])), depth=int(arr[p, B.DEPTH]))
+        for p in range(arr.shape[0]))
+    lanes = tuple((x, g.lane_y, g.piece_size, g.piece_size) for x in g.lane_xs)
+    return Board(board_id=plan.board_id(seed), plan=plan, seed=int(seed),
+                 seed_index=seed_index, pieces=pieces, element_ids=tuple(names),
+                 return_lanes=lanes, elem=arr[:, B.ELEM].astype(np.int32).copy(),
+                 occ=occ.copy())
+
+
+def generate_planned(plan: TilePlan, *, seed: int | None = None,
+                     index: int | None = None) -> GenerationResult:
+    """Board of ``plan`` for a raw ``seed``, or audit board ``index`` (-1: production), or
+    (neither given) the production board."""
+    if seed is not None and index is not None:
+        raise MinegenError("give a seed or an index, not both")
+    if seed is None:
+        index = -1 if index is None else int(index)
+        if index < -1:
+            raise MinegenError(f"--index must be >= -1 (got {index})")
+        seeds = batch.seeds_of(plan, index, 1)
+    else:
+        if not 0 <= int(seed) < 2**64:
+            raise MinegenError(f"--seed must be in [0, 2^64) (got {seed})")
+        seeds = np.array([int(seed)], dtype=np.uint64)
+    ints, sel, arr, occ, seconds = batch.run_seeds(plan, seeds)
+    cols = rec.columns(plan, ints, sel, seeds, np.array([-2 if index is None else index]),
+                       1000.0 * seconds)
+    record = {k: _plain(v[0]) for k, v in cols.items()}
+    if index is None:  # a hand-typed seed is neither production nor an audit board
+        record["seed_index"] = None
+        record["is_production"] = int(seeds[0]) == plan.production_seed
+    board = _board(plan, int(seeds[0]), index, sel[0], arr, occ)
+    return GenerationResult(board=board, record=record, exit=record["exit"], ok=record["ok"],
+                            failure_reason=record["failure_reason"],
+                            attempts_used=record["attempts_used"])
+
+
+def generate_board(city_id: str, level_id: int, seed: int | None = None, *, content=None,
+                   revision: int | None = None, index: int | None = None) -> GenerationResult:
+    """generateBoard(cityId, levelId, seed) (05 §18): the production board when neither
+    ``seed`` nor ``index`` is given."""
+    plan = plan_for(city_id, level_id, revision=revision or 1, content=content)
+    return generate_planned(plan, seed=seed, index=index)
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and v != v:
+        return None
+    return v
+
+
+def get_clickable_pieces(board: Board, runtime=None) -> list[str]:
+    """getClickablePieces (05 §7): ids of pieces not removed, not in slot or bypass, with no
+    occluder left on the board. ``runtime`` None is the start of the game; else a
+    ``RuntimeState``-like object with ``on_board`` (a set of piece ids still on the board)."""
+    ids = [p.id for p in board.pieces]
+    on = set(ids) if runtime is None else set(runtime.on_board)
+    mask = 0
+    for i, pid in enumerate(ids):
+        if pid in on:
+            mask |= 1 << i
+    return [pid for i, pid in enumerate(ids) if pid in on and int(board.occ[i]) & mask == 0]
+
+
+def rebuild_graph_after_shuffle(board: Board) -> dict[str, list[str]]:
+    """Shuffle permutes element ids only: positions, hence the graph, are unchanged."""
+    return board.overlap_graph
+
+
+def rebuild_graph_after_undo(board: Board) -> dict[str, list[str]]:
+    """Undo lands a piece on a return lane, outside the grid: it has no edge, so the graph
+    of the pieces in the grid is unchanged (brief §4.4)."""
+    return board.overlap_graph
+
+
+def build_overlap_graph(pieces) -> dict[str, list[str]]:
+    """buildOverlapGraph (05 §6.3) of a piece list (any ``Piece`` sequence, piece order)."""
+    from ._kernels import layout
+
+    T = len(pieces)
+    arr = np.zeros((T, N_B), dtype=np.int32)
+    for p, x in enumerate(pieces):
+        arr[p, B.LAYER], arr[p, B.X], arr[p, B.Y] = x.layer, x.x, x.y
+    occ = np.zeros(T, dtype=np.uint64)
+    size = pieces[0].width if pieces else 64
+    layout.build_graph(arr, T, size, occ)
+    return overlap_graph(pieces, occ)
