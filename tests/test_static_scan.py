@@ -1,10 +1,11 @@
-"""A1 AC-18: nothing in minegen/ draws randomness outside the board_gen stream, and the
-generator package never imports Dask (SPEC §1)."""
+"""A1 AC-18: nothing in the generator packages (minegen/, tilegen/) draws randomness outside
+their documented streams, and neither imports Dask (SPEC §1) or the audit (``pipeline``)."""
 
 import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "minegen"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = (ROOT / "minegen", ROOT / "tilegen")
 FORBIDDEN = {
     "stdlib random": re.compile(r"^\s*(import|from)\s+random\b", re.M),
     "numpy random": re.compile(r"\b(np|numpy)\.random\b|default_rng|RandomState"),
@@ -13,11 +14,15 @@ FORBIDDEN = {
     "salted hash()": re.compile(r"(?<![\w.])hash\("),
 }
 DASK = re.compile(r"^\s*(import|from)\s+(dask|distributed)\b", re.M)
+AUDIT = re.compile(r"^\s*(import|from)\s+pipeline\b", re.M)
 
 
 def sources():
-    files = sorted(PACKAGE.rglob("*.py"))
-    assert len(files) >= 10
+    files = []
+    for package in PACKAGES:
+        found = sorted(package.rglob("*.py"))
+        assert len(found) >= 10, package
+        files += found
     return files
 
 
@@ -28,7 +33,7 @@ def test_no_randomness_outside_the_stream():
         for name, rx in FORBIDDEN.items():
             for m in rx.finditer(text):
                 line = text[: m.start()].count("\n") + 1
-                hits.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {name}: {m.group(0)!r}")
+                hits.append(f"{path.relative_to(ROOT)}:{line}: {name}: {m.group(0)!r}")
     assert hits == []
 
 
@@ -40,3 +45,7 @@ def test_scan_patterns_do_catch_offenders():
 
 def test_generator_never_imports_dask():
     assert [p.name for p in sources() if DASK.search(p.read_text())] == []
+
+
+def test_generators_never_import_the_audit():
+    assert [str(p.relative_to(ROOT)) for p in sources() if AUDIT.search(p.read_text())] == []
