@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 N      ?= 256
 OUT    ?= reports
 
-.PHONY: venv test audit audit-tilematch bench validate clean
+.PHONY: venv test audit audit-tilematch bench bench-tilematch validate clean
 
 venv: $(STAMP)
 
@@ -32,6 +32,10 @@ audit-tilematch: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/minegen bench --width 12 --height 12 --density 0.15
 	$(VENV)/bin/minegen bench --width 30 --height 16 --density 0.206
+
+# tilegen: microseconds per attempt, kernel vs the plain-Python reading, per reference level.
+bench-tilematch: $(STAMP)
+	$(VENV)/bin/tilegen bench --levels 1,2,3,4,5,6 --city beijing
 
 validate: $(STAMP)
 	$(VENV)/bin/minegen validate

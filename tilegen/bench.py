@@ -1,0 +1,147 @@
+"""``tilegen bench``: microseconds per attempt of the kernel, per reference level, and of
+the plain-Python reading on the same boards (a benchmark, not a test).
+
+One attempt = a layout draw with its graph and V1-V5, and for a layout-valid one the 6R
+simulated runs; each board adds its closing work (the search from the start and the
+diagnosed runs of the returned attempt). Per attempt = the batch path's kernel time
+(``batch.run_block``: ``gen_ms`` x boards) / sum of ``attempts_used``, so the closing work
+is spread over the board's attempts exactly as it is in an audit. Kernel figures are medians
+over ``repeats`` after a warm-up call (compile or cache load, reported apart).
+
+The plain reading (``benchmarks/tilegen_plain.py`` of a checkout; skipped when the package
+is installed without it) plays the same draws: its per-board blocks must equal the
+kernel's, else the ratio is withheld (``same`` false). The ratio compares both on the same
+first ``plain_boards`` boards.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import MinegenError
+
+PLAIN = Path(__file__).resolve().parents[1] / "benchmarks" / "tilegen_plain.py"
+REQUIRED_RATIO = 50  # the issue: the kernel at least 50x faster than the plain reading
+
+
+def plain_reading():
+    """The plain-Python reading module, or None when this checkout has none."""
+    if not PLAIN.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("tilegen_plain", PLAIN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _kernel_us(plan, first: int, count: int, repeats: int) -> tuple[float, int]:
+    """(median µs per attempt, attempts) of boards [first, first + count) on the batch path."""
+    from . import batch
+
+    per, attempts = [], 0
+    for _ in range(repeats):
+        cols = batch.run_block(plan, first, count)
+        attempts = int(cols["attempts_used"].sum())
+        kernel_s = float(cols["gen_ms"][0]) * count / 1000.0
+        per.append(kernel_s * 1e6 / attempts)
+    return statistics.median(per), attempts
+
+
+def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
+        boards: int = 32, plain_boards: int = 2, tables=None, plain: bool = True) -> list[dict]:
+    """One dict per level: kernel µs/attempt over audit boards 0..boards-1 and, with the
+    plain reading, both readings' µs/attempt over boards 0..plain_boards-1 (at most
+    ``boards``) and the ratio."""
+    from . import batch
+    from .generate import plan_for
+    from .table_loader import load_tables
+
+    if repeats < 1 or not 1 <= boards <= 4096 or plain_boards < 0:
+        raise MinegenError("bench: --repeats must be >= 1, --boards in [1, 4096] and "
+                           "--plain-boards >= 0")
+    plain_boards = min(plain_boards, boards)
+    catalog = load_tables(tables)
+    wanted = [(city, int(lv), revision) for lv in levels]
+    missing = [k for k in wanted if k not in catalog.keys()]
+    if missing:
+        raise MinegenError(f"bench: no preset row {', '.join(':'.join(map(str, k)) for k in missing)}"
+                           f" in {catalog.root}")
+    module = plain_reading() if plain and plain_boards > 0 else None
+    out = []
+    for key in wanted:
+        plan = plan_for(*key[:2], revision=revision, content=catalog)
+        t0 = time.perf_counter()
+        batch.run_block(plan, 0, 1)  # warm-up: compile, or load from the kernel cache
+        warm_s = time.perf_counter() - t0
+        us, attempts = _kernel_us(plan, 0, boards, repeats)
+        row = {"city": key[0], "level": key[1], "revision": key[2],
+               "pieces": plan.total_pieces, "runs_per_strategy": plan.rules.runs_per_strategy,
+               "boards": boards, "attempts": attempts, "kernel_us_per_attempt": round(us, 1),
+               "repeats": repeats, "warm_up_s": round(warm_s, 3)}
+        if module is not None:
+            row.update(_versus_plain(module, plan, plain_boards, repeats))
+        out.append(row)
+    return out
+
+
+def _versus_plain(module, plan, n: int, repeats: int) -> dict:
+    from . import batch
+    from .codes import R
+
+    seeds = batch.seeds_of(plan, 0, n)
+    kernel_us, attempts = _kernel_us(plan, 0, n, repeats)
+    t0 = time.perf_counter()
+    blocks = module.run_seeds(plan, seeds)
+    plain_s = time.perf_counter() - t0
+    ints = batch.run_seeds(plan, seeds)[0]
+    same = bool(np.array_equal(np.asarray(blocks, dtype=np.int64)[:, : int(R.DEFECT)],
+                               ints[:, : int(R.DEFECT)]))
+    plain_us = plain_s * 1e6 / attempts
+    return {"plain_boards": n, "plain_attempts": attempts,
+            "kernel_us_per_attempt_same_boards": round(kernel_us, 1),
+            "plain_us_per_attempt": round(plain_us, 1), "same": same,
+            "ratio": round(plain_us / kernel_us, 1) if same else None}
+
+
+def format_table(rows: list[dict]) -> str:
+    """The bench as a text table plus the medians and the verdict on the 50x requirement."""
+    head = ["level", "T", "R", "boards", "attempts", "kernel us/att", "plain boards",
+            "attempts", "kernel us/att", "plain us/att", "same", "ratio"]
+    body = []
+    for r in rows:
+        p = "plain_us_per_attempt" in r
+        body.append([str(r["level"]), str(r["pieces"]), str(r["runs_per_strategy"]),
+                     str(r["boards"]), str(r["attempts"]), f"{r['kernel_us_per_attempt']:.1f}",
+                     str(r["plain_boards"]) if p else "-", str(r["plain_attempts"]) if p else "-",
+                     f"{r['kernel_us_per_attempt_same_boards']:.1f}" if p else "-",
+                     f"{r['plain_us_per_attempt']:.1f}" if p else "-",
+                     ("yes" if r["same"] else "NO") if p else "-",
+                     f"{r['ratio']:.1f}x" if p and r["ratio"] is not None else "-"])
+    width = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, width))  # noqa: E731
+    city = rows[0]["city"] if rows else "-"
+    lines = [f"tilegen bench, city {city}: microseconds per attempt (kernel: median of "
+             f"{rows[0]['repeats'] if rows else 0} repeats after a warm-up; plain: "
+             "benchmarks/tilegen_plain.py, one pass, same boards as the second kernel column)",
+             line(head), line(["-" * w for w in width])]
+    lines += [line(b) for b in body]
+    ratios = [r["ratio"] for r in rows if r.get("ratio") is not None]
+    kern = [r["kernel_us_per_attempt"] for r in rows]
+    if kern:
+        lines.append(f"median kernel us/attempt over levels: {statistics.median(kern):.1f}")
+    if ratios:
+        verdict = "met" if min(ratios) >= REQUIRED_RATIO else "NOT met"
+        lines.append(f"ratio plain/kernel: median {statistics.median(ratios):.1f}x, min "
+                     f"{min(ratios):.1f}x; required >= {REQUIRED_RATIO}x on every level: "
+                     f"{verdict}")
+    elif any("same" in r for r in rows):
+        lines.append("ratio withheld: the plain reading's blocks differ from the kernel's")
+    else:
+        lines.append("plain reading not run (benchmarks/tilegen_plain.py absent or "
+                     "--no-plain)")
+    return "\n".join(lines)

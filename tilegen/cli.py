@@ -1,0 +1,254 @@
+"""The ``tilegen`` command line: assembles commands, nothing else (STYLE 9).
+
+Each command is a small function over the library. ``command`` turns MinegenError (bad
+tables, bad options) into a message on stderr and exit code 2; argument errors are one
+line too (``Parser.error``): users never see a traceback for bad input. A DefectError is
+*not* caught: a broken generator invariant must fail loudly (brief §18).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+
+from .codes import STRATEGY_NAMES
+from .errors import MinegenError, TableError
+
+EXIT_BAD_INPUT = 2
+PROG = "tilegen"
+MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
+
+
+def command(fn):
+    @functools.wraps(fn)
+    def wrapper(args) -> int:
+        try:
+            return fn(args) or 0
+        except TableError as e:
+            print(e, file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except MinegenError as e:
+            print(f"{PROG}: {e}", file=sys.stderr)
+            return getattr(e, "exit_code", EXIT_BAD_INPUT)
+
+    return wrapper
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): ``tilegen: <what> (see --help)``."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{PROG}: {self.prog.removeprefix(PROG).strip() or 'error'}:"
+                                  f" {message} (see {self.prog} --help)\n")
+
+
+def seed_value(text: str) -> int:
+    """A uint64 seed: decimal, or hex with 0x."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2^64), got {text}")
+    return value
+
+
+def index_value(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"must be >= -1 (-1: the production board), got {value}")
+    if value >= MAX_INDEX:
+        raise argparse.ArgumentTypeError(f"must be < 2^63 - 1 (int64 board indices), got {value}")
+    return value
+
+
+def level_list(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a comma-separated list of levels, got {text!r}") \
+            from None
+    if not levels:
+        raise argparse.ArgumentTypeError("no level given")
+    return levels
+
+
+@command
+def cmd_validate(args) -> int:
+    from .table_loader import load_tables
+
+    t = load_tables(args.tables)
+    for w in t.warnings:
+        print(w.format())
+    cities = [c.id for c in t.cities]
+    print(f"tables OK: {t.root}: {len(t.keys())} preset row(s) over {len(cities)} city(ies) "
+          f"({', '.join(cities)}), levels {sorted({k[1] for k in t.keys()})}, "
+          f"{len(t.warnings)} warning(s), hash {t.content_hash[:12]}")
+    return 0
+
+
+def _catalog_with(root, city: str, level: int, revision: int):
+    """The loaded tables, or MinegenError naming what exists when (city, level, revision)
+    has no preset row."""
+    from .table_loader import load_tables
+
+    catalog = load_tables(root)
+    keys = catalog.keys()
+    if (city, level, revision) in keys:
+        return catalog
+    cities = sorted({k[0] for k in keys})
+    if city not in cities:
+        raise MinegenError(f"unknown city {city!r}; known cities: {', '.join(cities)}")
+    have: dict[int, list[int]] = {}
+    for c, lv, rev in keys:
+        if c == city:
+            have.setdefault(rev, []).append(lv)
+    known = "; ".join(f"revision {rev}: levels {', '.join(map(str, sorted(lv)))}"
+                      for rev, lv in sorted(have.items()))
+    raise MinegenError(f"no preset for {city} level {level} revision {revision}; {city} has "
+                       f"{known}")
+
+
+@command
+def cmd_generate(args) -> int:
+    from .generate import generate_planned, plan_for
+    from .render import draw_board, draw_trace, trace_run
+
+    if args.tools and args.replay is None:
+        raise MinegenError("--tools needs --replay STRATEGY")
+    plan = plan_for(args.city, args.level, revision=args.revision,
+                    content=_catalog_with(args.tables, args.city, args.level, args.revision))
+    result = generate_planned(plan, seed=args.seed, index=args.index)
+    b = result.board
+    trace = None if args.replay is None else trace_run(result, args.replay, tools=args.tools)
+    if args.format == "json":
+        doc = {**b.as_json(), "metrics": result.metrics, "record": result.record,
+               "exit": result.exit, "ok": result.ok, "failureReason": result.failure_reason,
+               "attemptsUsed": result.attempts_used, "pieceDigest": b.digest(),
+               "graphDigest": b.graph_digest()}
+        if trace is not None:
+            doc["replay"] = trace.as_json(b)
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    print(draw_board(result))
+    if trace is not None:
+        print()
+        print(draw_trace(b, trace))
+    return 0
+
+
+@command
+def cmd_bench(args) -> int:
+    from .bench import format_table, run
+
+    rows = run(args.levels, city=args.city, revision=args.revision, repeats=args.repeats,
+               boards=args.boards, plain_boards=args.plain_boards, tables=args.tables,
+               plain=not args.no_plain)
+    if args.format == "json":
+        print(json.dumps(rows))
+    else:
+        print(format_table(rows))
+    return 0
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .record import GENERATOR_VERSION, METRIC_VERSION
+
+    try:
+        code = version("minegen")
+    except PackageNotFoundError:
+        code = "(not installed)"
+    return (f"tilegen {code} (generator_version {GENERATOR_VERSION}, metric_version "
+            f"{METRIC_VERSION})")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog=PROG,
+        description="Tile-match board generator (05 Difficulty Generator): one board per "
+                    "(city, level, revision, seed), its layout checks and simulated players.",
+        epilog="Rules: docs/tilegen.md; draws: docs/tile-draw-protocol.md; every term: "
+               "docs/glossary.md (in the repository). The audit: `minegen audit --generator "
+               "tilegen`. Exit codes: 0 ok, 2 bad input (one message, no traceback).",
+    )
+    p.add_argument("--version", action="version", version=version_text(),
+                   help="code, generator and metric versions")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+
+    v = sub.add_parser("validate", help="validate a table root (exit 0, or 2 with every violation)",
+                       description="Load the tile-match tables; print every diagnostic "
+                                   "(errors and warnings). Exit 0 when no error, else 2.")
+    v.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    v.set_defaults(func=cmd_validate)
+
+    g = sub.add_parser("generate", help="generate one board of (city, level) and draw it",
+                       description="Generate one board (default: the production board, "
+                                   "seed FNV-1a-64 of 'city:level:revision').")
+    g.add_argument("city", help="city id, e.g. beijing")
+    g.add_argument("level", type=int, help="level id, 1..6")
+    g.add_argument("--revision", type=int, default=1, help="generation revision (default 1)")
+    seed = g.add_mutually_exclusive_group()
+    seed.add_argument("--seed", type=seed_value, default=None,
+                      help="a raw uint64 seed (decimal or 0x hex): a debug replay board")
+    seed.add_argument("--index", type=index_value, default=None,
+                      help="audit board I of the row (-1: the production board, the default)")
+    g.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: header, layers, legend, lanes (and the replay); json: the "
+                        "BoardState, metrics and record")
+    g.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    g.add_argument("--replay", choices=STRATEGY_NAMES, default=None, metavar="STRATEGY",
+                   help="replay the first simulated run of STRATEGY (" + ", ".join(STRATEGY_NAMES)
+                        + ") on the returned attempt, step by step")
+    g.add_argument("--tools", action="store_true",
+                   help="with --replay: the tool-assisted run (Remove/Shuffle/Undo at a "
+                        "hard deadlock) instead of the tool-free one")
+    g.set_defaults(func=cmd_generate)
+
+    b = sub.add_parser("bench", help="kernel speed per attempt, and against the plain-Python "
+                                     "reading",
+                       description="Per reference level: microseconds per attempt of the "
+                                   "kernel (layout + 6R runs + search; kernel time / sum of "
+                                   "attempts_used, median over repeats after a warm-up), and "
+                                   "of the plain-Python reading on the same boards.")
+    b.add_argument("--levels", type=level_list, default=(1, 2, 3, 4, 5, 6),
+                   help="comma-separated level ids (default 1,2,3,4,5,6)")
+    b.add_argument("--city", default="beijing", help="city id (default beijing)")
+    b.add_argument("--revision", type=int, default=1, help="revision (default 1)")
+    b.add_argument("--repeats", type=int, default=7,
+                   help="timed kernel repeats; the median is reported (default 7)")
+    b.add_argument("--boards", type=int, default=32,
+                   help="audit boards 0..N-1 per kernel repeat (default 32)")
+    b.add_argument("--plain-boards", type=int, default=2,
+                   help="boards the plain reading plays (the first of them; the ratio "
+                        "compares the kernel on these same boards; default 2)")
+    b.add_argument("--no-plain", action="store_true", help="time the kernel only")
+    b.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: a table; json: one object per level")
+    b.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help, --version, argument errors: argparse's own exit code
+        return int(e.code or 0)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # `tilegen ... | head`: the reader left; not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
