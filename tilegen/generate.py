@@ -229,3 +229,124 @@ def build_overlap_graph(pieces) -> dict[str, list[str]]:
     size = pieces[0].width if pieces else 64
     layout.build_graph(arr, T, size, occ)
     return overlap_graph(pieces, occ)
+
+
+# ----------------------------------------------------------------- simulation front doors
+@dataclass(frozen=True)
+class RuntimeState:
+    """RuntimeState (05 §4.4): slot and bypass in order (piece ids), eliminated pieces, the
+    piece last put in the slot (Undo's candidate; None: the slot's last piece) and the tool
+    budget left. Pieces on return lanes are on the board with no edge (``on_lanes``)."""
+
+    slot: tuple[str, ...] = ()
+    bypass: tuple[str, ...] = ()
+    removed_piece_ids: tuple[str, ...] = ()
+    last_inserted: str | None = None
+    tools_left: dict = field(default_factory=lambda: {"undo": 1, "remove": 1, "shuffle": 1})
+    on_lanes: tuple[str, ...] = ()
+
+    def on_board(self, board: Board) -> set[str]:
+        gone = set(self.slot) | set(self.bypass) | set(self.removed_piece_ids)
+        return {p.id for p in board.pieces} - gone
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One simulated run (05 §13.2): outcome and the counters of a run."""
+
+    won: bool
+    clicks: int  # at a loss: the fail step
+    peak_slot: int  # peak resting slot count
+    stuck: bool  # hit a hard deadlock (an assisted run then used a tool)
+    uses: dict  # tool -> uses
+
+
+def _kernel_board(board: Board):
+    from ._kernels import search, sim
+
+    ki = board.plan.kernel_inputs()
+    return ki, sim.make_work(len(ki.lane_xs)), search.make_memo(board.plan.rules.dfs_node_cap)
+
+
+def simulate_board(board: Board, policy: str, *, tools: bool, stream) -> RunResult:
+    """simulateBoard (05 §13.2): one run of ``policy`` (match-first | slot-build |
+    risk-averse), tool-free or tool-assisted, drawing its tie-breaks (and Shuffle) from
+    ``stream`` (a ``minegen.rng.Pcg32``, advanced in place)."""
+    from ._kernels import sim
+    from .codes import STRATEGY_NAMES, TOOL_NAMES
+
+    if policy not in STRATEGY_NAMES:
+        raise MinegenError(f"unknown policy {policy!r}; one of {', '.join(STRATEGY_NAMES)}")
+    ki, work, _ = _kernel_board(board)
+    rows, cols = sim.trace_shape(ki.prm)
+    trace = np.zeros((rows, cols), dtype=np.int32)
+    trace_elem = np.zeros((rows, len(board.pieces)), dtype=np.int32)
+    sim.play(board.elem, board.occ, ki.prm, STRATEGY_NAMES.index(policy), bool(tools),
+             stream.state, work, trace, trace_elem)
+    run = work.run
+    if run[sim.Run.DEFECT]:
+        from .errors import raise_defect
+
+        raise_defect(int(run[sim.Run.DEFECT]), board.plan, board.seed)
+    uses = {name: int(run[sim.Run.USES_REMOVE + t]) for t, name in enumerate(TOOL_NAMES)}
+    return RunResult(won=bool(run[sim.Run.WON]), clicks=int(run[sim.Run.CLICKS]),
+                     peak_slot=int(run[sim.Run.PEAK]), stuck=bool(run[sim.Run.STUCK]),
+                     uses=uses)
+
+
+def evaluate_board(board: Board, attempt: int = 1) -> dict:
+    """evaluateBoard (05 §13.3): the 3R tool-free and 3R tool-assisted runs of the board on
+    the simulation streams of ``attempt`` (initseq 8k + 3 mode + s), with the search-based
+    figures; the same numbers the attempt loop records for the returned board."""
+    from ._kernels import sim
+    from .codes import N_S, S
+
+    ki, work, memo = _kernel_board(board)
+    stats = np.zeros(N_S, dtype=np.int64)
+    code = sim.simulate(board.elem, board.occ, ki.prm, np.uint64(board.seed), int(attempt),
+                        True, stats, work, memo)
+    if code:
+        from .errors import raise_defect
+
+        raise_defect(int(code), board.plan, board.seed)
+    runs = 3 * board.plan.rules.runs_per_strategy
+    return {"toolFreePassRate": stats[S.TF_WINS] / runs,
+            "toolAssistPassRate": stats[S.TA_WINS] / runs,
+            "avgPeakSlotUsage": stats[S.TF_PEAK_SUM] / runs,
+            "openingStability": stats[S.TF_DOOMED_5] / runs,
+            "stuckRate": stats[S.TA_STUCK] / runs,
+            "stats": {s.name.lower(): int(stats[s]) for s in S}}
+
+
+def classify_deadlock(runtime: RuntimeState, board: Board) -> str:
+    """classifyDeadlock (05 §14): ``hard`` (no legal click), ``soft`` (doomed, and one Undo
+    or one Remove makes the state winnable again) or ``none``."""
+    from ._kernels import search
+    from .codes import DEADLOCK_NAMES, SLOT_CAP
+
+    ids = [p.id for p in board.pieces]
+    index = {pid: i for i, pid in enumerate(ids)}
+    unknown = [x for x in (*runtime.slot, *runtime.bypass, *runtime.removed_piece_ids)
+               if x not in index]
+    if unknown:
+        raise MinegenError(f"runtime names pieces not on this board: {unknown}")
+    onb = 0
+    for pid in runtime.on_board(board):
+        onb |= 1 << index[pid]
+    occ = board.occ.copy()
+    for pid in runtime.on_lanes:  # a piece on a lane has no edge (design: return lanes)
+        u = index[pid]
+        occ[u] = 0
+        occ &= ~np.uint64(1 << u)
+    slot = np.array([index[x] for x in runtime.slot] or [0], dtype=np.int32)
+    byp = np.array([index[x] for x in runtime.bypass] or [0], dtype=np.int32)
+    left = runtime.tools_left
+    lanes_free = len(board.return_lanes) - len(runtime.on_lanes)
+    last = runtime.last_inserted or (runtime.slot[-1] if runtime.slot else None)
+    undo = index[last] if (last and left.get("undo", 0) > 0 and lanes_free > 0) else -1
+    assert len(runtime.slot) <= SLOT_CAP
+    ki, _, memo = _kernel_board(board)
+    got = search.classify_deadlock(board.elem, occ, ki.prm, np.uint64(onb), slot,
+                                   len(runtime.slot), byp, len(runtime.bypass), undo,
+                                   int(left.get("remove", 0)), memo)
+    return DEADLOCK_NAMES[int(got)]
