@@ -207,7 +207,8 @@ def failing_rows(doc, gen) -> list[Section]:
                                    "pass rate): " + ", ".join(str(i) for i in worst) + "; "
                                    "draw one with `tilegen generate "
                                    f"{row['city_id']} {row['level_id']} --revision "
-                                   f"{row['revision']} --index {worst[0]}`."))
+                                   f"{row['revision']} --index {worst[0]}"
+                                   + (f" --tables {tables}" if tables else "") + "`."))
         sub.blocks += _drawings(doc, row)
         out.append(sub)
     return out
@@ -221,7 +222,8 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
 
     common = dict(xs=levels, xlabel="level")
     band = [Band("15.1 tool-free band", col("tool_free_min"),
-                 [1.0 if v is None else v for v in col("tool_free_max")], "#2ca02c", 0.18)] \
+                 [1.0 if v is None else v for v in col("tool_free_max")], "#2ca02c", 0.18,
+                 step=True)] \
         if any(v is not None for v in col("tool_free_min")) else []
     p50 = dict(zip(levels, col("tool_free_pass_rate_p50")))
     tf = line_chart(

@@ -44,6 +44,7 @@ class Band:
     hi: Values
     color: str
     opacity: float = 0.15
+    step: bool = False  # each x's [lo, hi] held over a step centred on it (per-row bands)
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,9 @@ def _runs(xs, ys) -> list[list[tuple[float, float]]]:
 def _band(b: Band, xs, px, py) -> str:
     out = []
     pts = [(x, _num(lo), _num(hi)) for x, lo, hi in zip(xs, b.lo, b.hi)]
+    if b.step:  # the same half-width as a step series
+        half = (xs[1] - xs[0]) / 2 if len(xs) > 1 else 0.5
+        pts = [(x + d, lo, hi) for x, lo, hi in pts for d in (-half, half)]
     run: list = []
     for p in pts + [(0.0, math.nan, math.nan)]:
         if math.isfinite(p[1]) and math.isfinite(p[2]):

@@ -1,0 +1,290 @@
+"""The tile-match audit (``--generator tilegen``) on the same engine, store, resume, diff,
+sweep and report as minegen, through the command line, on real loopback clusters.
+
+Fixture tables are written here (two cities, four rows, 4 runs per strategy): an easy
+level 1, an over-hard level 2 (P, Q and the gate sub-lines fire), and a city of five
+a level 3 on one layer that plays easier than level 2 (M), and a city of five elements
+whose two levels share one element set (V). A second root raises level 1's clickable gate,
+takes the tools away and caps the exhaustive search at one node: G-ICR, L-V, G-TA and U
+fire there. S fires on a hand-made row (no fixture preset is reliably unsolvable: the
+gates pick a solvable board whenever an attempt has one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.analysis.lines import evaluate
+from pipeline.engine.graph import blocks
+from pipeline.generator import board_span, load_generator
+from pipeline.generators.tilegen_audit import GENERATOR, TilegenAudit
+from pipeline.jobs.audit import run_audit
+from pipeline.options import AuditOptions
+from pipeline.store.shards import shard_key
+
+HERE = Path(__file__).resolve().parent
+GEN = "tilegen"
+N = 8
+CATS = ("landmark", "food", "culture", "item", "nature")
+KEY = ["city_id", "level_id", "revision"]
+HARD = ("P", "Q", "S", "G-TF", "G-TA", "G-ICR", "L-V")
+# (city, level, revision, element_count, pieces_per_element, layers, density, target)
+ROWS = [("alpha", 1, 1, 6, 3, 2, "low", 0.95),  # the 03 reference level 1: passes
+        ("alpha", 2, 1, 10, 3, 4, "high", 0.90),  # level 2 asked to be a level 6: fails
+        ("alpha", 3, 1, 6, 3, 1, "low", 0.80),  # one layer, all clickable: easier than 2
+        ("gamma", 1, 1, 5, 3, 2, "low", 0.95),  # five elements: both levels use them all
+        ("gamma", 2, 1, 5, 3, 1, "low", 0.90)]
+GATES = {1: (0.95, None, 1.00, 0.38), 2: (0.90, None, 0.98, 0.35), 3: (0.80, None, 0.92, 0.33)}
+
+
+def write_root(root: Path, rows=ROWS, gates=None, cap: int = 200000, runs: int = 4,
+               tools: int = 1) -> str:
+    """A complete table root: cities/, density, layout, acceptance, rules, presets."""
+    (root / "cities").mkdir(parents=True)
+    for city, n in (("alpha", 12), ("gamma", 5)):
+        els = "".join(f'[[elements]]\nid = "{city}_{i:02d}"\ncategory = "{CATS[i % 5]}"\n'
+                      'rarity = "core"\n\n' for i in range(n))
+        (root / "cities" / f"{city}.toml").write_text(f'[city]\nid = "{city}"\n\n{els}')
+    (root / "density.toml").write_text(
+        '[low]\ndistribution = ["0.40", "0.35", "0.25"]\n'
+        '[medium]\ndistribution = ["0.30", "0.30", "0.25", "0.15"]\n'
+        '[medium_high]\ndistribution = ["0.28", "0.27", "0.25", "0.20"]\n'
+        '[high]\ndistribution = ["0.25", "0.25", "0.25", "0.25"]\n')
+    (root / "layout.toml").write_text(
+        'piece_size = 64\ngrid_cols = 7\ngrid_rows = 8\npitch = 56\njitter = 8\n'
+        'rotation_max = 5\noccupancy = "0.40"\n[lanes]\ncount = 3\npitch = 72\ngap = 8\n')
+    (root / "acceptance.toml").write_text("".join(
+        f"[[levels]]\nlevel_id = {lv}\ntool_free_min = {a}\n"
+        + (f"tool_free_max = {b}\n" if b is not None else "")
+        + f"tool_assist_min = {c}\nclickable_min = {d}\n\n"
+        for lv, (a, b, c, d) in {**GATES, **(gates or {})}.items()))
+    (root / "rules.toml").write_text(
+        f'runs_per_strategy = {runs}\nslot_rule = "block_at_full"\n'
+        f'tool_budget = {{ undo = {tools}, remove = {tools}, shuffle = {tools} }}\n'
+        'tool_order = ["remove", "shuffle", "undo"]\n'
+        f'dfs_node_cap = {cap}\nnear_depth = 1\ncluster_size = 3\n')
+    (root / "presets.toml").write_text("".join(
+        f'[[rows]]\ncity_id = "{c}"\nlevel_id = {lv}\nrevision = {rev}\n'
+        f'difficulty_tier = "t{lv}"\nelement_count = {e}\npieces_per_element = {ppe}\n'
+        f'layers = {layers}\ndensity = "{dens}"\ntarget_pass_rate = {t}\n\n'
+        for c, lv, rev, e, ppe, layers, dens, t in rows))
+    return str(root)
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": path})
+
+
+def run_dir(out: Path) -> Path:
+    (run,) = [p for p in (out / "tilegen" / "metric_v1").glob("2*") if p.is_dir()]
+    return run
+
+
+def verdicts(run: Path) -> dict[tuple, dict[str, bool | None]]:
+    """{row key: {line: passed}} of a run folder."""
+    out: dict[tuple, dict] = {}
+    for r in json.loads((run / "assertions.json").read_text())["results"]:
+        out.setdefault(tuple(r[k] for k in KEY), {})[r["line"]] = r["passed"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> dict[str, str]:
+    base = tmp_path_factory.mktemp("tables")
+    return {"a": write_root(base / "a"),
+            "b": write_root(base / "b", gates={1: (0.95, None, 1.00, 0.95)}, cap=1, tools=0)}
+
+
+@pytest.fixture(scope="module")
+def main_run(tmp_path_factory, tables):
+    """The fixture audited through the CLI: 2 workers, blocks of 3 boards."""
+    out = tmp_path_factory.mktemp("main")
+    p = cli("audit", "--generator", GEN, "--tables", tables["a"], "--n", str(N),
+            "--workers", "2", "--seeds-per-task", "3", "--out", str(out))
+    return p, out
+
+
+@pytest.fixture(scope="module")
+def b_run(tmp_path_factory, tables):
+    out = tmp_path_factory.mktemp("b")
+    return cli("audit", "--generator", GEN, "--tables", tables["b"], "--n", str(N),
+               "--workers", "2", "--out", str(out)), out
+
+
+# ----------------------------------------------------------------- no cluster
+
+def test_registered_keys_labels_and_the_production_board_index():
+    gen = load_generator("tilegen")
+    assert gen is GENERATOR and gen.report_subdir == "tilegen" and gen.max_boards is None
+    assert gen.parse_key("beijing:1:1") == ("beijing", 1, 1)
+    assert gen.parse_key("beijing:1") == ("beijing", 1, 1)
+    assert gen.label(("beijing", 1, 1)) == "beijing 1 r1"
+    assert board_span(gen, N) == (-1, N + 1)
+    for size in (None, 1, 3, N + 1):  # every board [-1, N) exactly once, whatever the split
+        got = [i for b in blocks(2, N, size, -1) if b.position == 1
+               for i in range(b.first, b.first + b.count)]
+        assert got == list(range(-1, N))
+
+
+def test_shard_key_names_the_range(tables):
+    (plan,) = GENERATOR.plans(GENERATOR.load(tables["a"]), [("alpha", 1, 1)])
+    key = shard_key(GENERATOR, plan, N)
+    assert (key["first"], key["count"], key["n"]) == (-1, N + 1, N)
+    assert key["key"] == ["alpha", 1, 1]
+
+
+@pytest.mark.cluster
+def test_s_fires_on_a_hand_made_row(main_run):
+    """S (no tool-free path) is a hard line no fixture preset reaches reliably: judged on
+    a run's own per-row frame with one row changed by hand."""
+    rows = pl.read_parquet(run_dir(main_run[1]) / "aggregates.parquet")
+    rows = rows.with_columns(pl.when(pl.col("city_id") == "gamma").then(2)
+                             .otherwise(pl.col("unsolvable_boards")).alias("unsolvable_boards"))
+    results, failures = evaluate(rows, GENERATOR.lines, GENERATOR.key_fields)
+    s = {tuple(r[k] for k in KEY): r["passed"] for r in results if r["line"] == "S"}
+    assert s == {(c, lv, rev): c != "gamma" for c, lv, rev, *_ in ROWS}
+    assert set(failures.filter(pl.col("column") == "unsolvable_boards")
+               .get_column("city_id")) == {"gamma"}
+
+
+def test_tune_ladder_and_patch(tables, tmp_path):
+    from pipeline.generators import tilegen_tune
+
+    cat = GENERATOR.load(tables["a"])
+    (plan,) = GENERATOR.plans(cat, [("alpha", 2, 1)])
+    fields = GENERATOR.tune_candidates(cat, ("alpha", 2, 1), ["Q", "G-TA"])
+    assert [f for f, _ in fields] == ["density_class", "layers", "element_count",
+                                      "layer_distribution"]
+    assert dict(fields)["density_class"] == [2, 1, 0] and dict(fields)["layers"] == [3, 2, 1]
+    both = dict(GENERATOR.tune_candidates(cat, ("alpha", 2, 1), ["G-TF"]))
+    assert both["element_count"][:2] == [9, 11]  # too easy is possible: both ways
+    dst = tmp_path / "proposed"
+    GENERATOR.patch_tables(cat, dst, {("alpha", 2, 1): {"density_class": 2}})
+    new = GENERATOR.load(str(dst))
+    assert ("alpha", 2, 2) in new.keys() and ("alpha", 2, 1) not in new.keys()
+    (moved,) = GENERATOR.plans(new, [("alpha", 2, 2)])
+    assert moved.density == "medium_high" and moved.layers == plan.layers
+    varied, diags = GENERATOR.vary(cat, ("alpha", 2, 1), "density_class", 2)
+    assert varied.density == "medium_high" and varied.key == plan.key
+    assert GENERATOR.vary(cat, ("alpha", 2, 1), "density_class", 9)[0] is None
+    assert tilegen_tune.current(plan, "density_class") == 3
+
+
+# ----------------------------------------------------------------- on a cluster
+
+@pytest.mark.cluster
+def test_audit_run_folder_records_and_lines(main_run, tables):
+    p, out = main_run
+    assert p.returncode == 1, p.stderr  # alpha 2 fails hard lines
+    assert "Traceback" not in p.stderr and "P failed on" in p.stdout
+    run = run_dir(out)
+    assert (run.parent / "LATEST").read_text().strip() == run.name
+    records = pl.read_parquet(run / "records.parquet")
+    assert records.columns == [f.name for f in GENERATOR.record]
+    assert records.select(*KEY, "seed_index").rows() == sorted(
+        (c, lv, rev, i) for c, lv, rev, *_ in ROWS for i in range(-1, N))
+    assert records.filter(pl.col("is_production")).get_column("seed_index").unique().to_list() \
+        == [-1]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["generator"] == "tilegen" and manifest["n"] == N
+    assert manifest["boards"] == len(ROWS) * (N + 1) and manifest["exit_code"] == 1
+    agg = pl.read_parquet(run / "aggregates.parquet")
+    assert agg.get_column("boards").to_list() == [N] * len(ROWS)
+    assert agg.select(*KEY).rows() == [tuple(r[:3]) for r in ROWS]
+    prod = records.filter(pl.col("seed_index") == -1)
+    assert agg.get_column("production_met").to_list() == \
+        (prod.get_column("exit") == "met").cast(pl.Int64).to_list()
+    audit = records.filter(pl.col("seed_index") >= 0)
+    assert agg.get_column("not_met").to_list() == audit.group_by(KEY, maintain_order=True).agg(
+        (pl.col("exit") != "met").sum()).get_column("exit").to_list()
+    v = verdicts(run)
+    easy, hard = v[("alpha", 1, 1)], v[("alpha", 2, 1)]
+    for line in ("P", "Q", "G-TF"):
+        assert easy[line] is True and hard[line] is False, line
+    for line in ("S", "G-TA", "G-ICR", "L-V", "U"):
+        assert easy[line] is True, line
+    assert [k for k, rv in v.items() if any(rv[n] is False for n in HARD)] == [("alpha", 2, 1)]
+    assert v[("alpha", 3, 1)]["M"] is False and v[("alpha", 2, 1)]["M"] is True
+    assert v[("alpha", 1, 1)]["M"] is None  # a city's lowest level: n/a
+    assert v[("gamma", 1, 1)]["V"] is False and v[("alpha", 1, 1)]["V"] is True
+    page = (run / "report.md").read_text()
+    assert "alpha 2 r1 fails P, Q" in page and "Q risk" in page
+    assert "Production boards" in page and "Try first: density one class lower" in page
+    html = (run / "report.html").read_text()
+    assert 'id="plot-tilegen-tool-free-alpha"' in html and "15.1 tool-free band" in html
+
+
+@pytest.mark.cluster
+def test_the_other_gates_and_u_fire_on_their_table(b_run):
+    p, out = b_run
+    assert p.returncode == 1, p.stderr
+    v = verdicts(run_dir(out))
+    for line in ("G-ICR", "L-V", "P", "Q"):  # level 1 asks 95 % of its pieces clickable
+        assert v[("alpha", 1, 1)][line] is False, line
+    assert v[("alpha", 2, 1)]["G-TA"] is False  # no tools: assisted = tool-free, too low
+    assert all(rv["U"] is False for rv in v.values())  # a search of one node decides none
+
+
+@pytest.mark.cluster
+def test_records_equal_for_one_worker_and_whole_rows(main_run, tables, tmp_path):
+    one = run_audit(AuditOptions(generator=GEN, tables=tables["a"], n=N, workers=1,
+                                 out=str(tmp_path)), progress=False)
+    main = json.loads((run_dir(main_run[1]) / "manifest.json").read_text())
+    assert one.manifest["records_sha256"] == main["records_sha256"]
+    assert one.records.drop("gen_ms").equals(
+        pl.read_parquet(run_dir(main_run[1]) / "records.parquet").drop("gen_ms"))
+
+
+class Broken(TilegenAudit):
+    """tilegen whose last fixture row breaks: an interrupted run with shards to resume."""
+
+    def block(self, plan, first, count):
+        if plan.key == tuple(ROWS[-1][:3]):
+            raise RuntimeError("broken on purpose")
+        return super().block(plan, first, count)
+
+
+BROKEN = Broken()
+
+
+@pytest.mark.cluster
+def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path):
+    out = tmp_path / "r"
+    p = cli("audit", "--generator", "test_tile_audit:BROKEN", "--tables", tables["a"],
+            "--n", str(N), "--workers", "1", "--out", str(out))
+    assert p.returncode == 3, p.stderr
+    (partial,) = (out / "tilegen" / "metric_v1").glob(".partial-*")
+    done = len(list(partial.glob("shards/*.json")))
+    assert 1 <= done < len(ROWS)
+    run_id = partial.name.removeprefix(".partial-")
+    p = cli("audit", "--generator", GEN, "--resume", run_id, "--out", str(out))
+    assert p.returncode == 1, p.stderr
+    assert f"{done} row(s) reused from shards" in p.stdout
+    resumed = json.loads((run_dir(out) / "manifest.json").read_text())
+    main = json.loads((run_dir(main_run[1]) / "manifest.json").read_text())
+    assert resumed["records_sha256"] == main["records_sha256"]
+
+
+@pytest.mark.cluster
+def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path):
+    a, b = run_dir(main_run[1]), run_dir(b_run[1])
+    p = cli("diff", str(a), str(b))
+    assert p.returncode == 0, p.stderr
+    assert "| G-ICR | alpha 1 r1 | pass | **fail** |" in p.stdout
+    p = cli("sweep", "--generator", GEN, "--tables", tables["a"], "--row", "alpha:2",
+            "--vary", "layers=2:4:1", "--n", "4", "--workers", "2", "--out", str(tmp_path))
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads((Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
+                      / "sweep.json").read_text())
+    assert [v["value"] for v in doc["values"]] == [2, 3, 4]
+    assert doc["inputs"]["row_label"] == "alpha 2 r1"
+    assert all(v["status"] == "ok" and "P" in v["lines"] for v in doc["values"])
