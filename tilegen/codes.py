@@ -276,6 +276,12 @@ class R(IntEnum):
     GATE_TOOL_FREE = 44
     GATE_TOOL_ASSIST = 45
     DEFECT = 46  # Defect (0: none); the front door raises DefectError
+    # rule variants on the returned board, same streams (report columns, advisory):
+    ALT_SLOT_TF_WINS = 47  # tool-free / assisted wins under the other slot rule
+    ALT_SLOT_TA_WINS = 48
+    ONLY_REMOVE_TA_WINS = 49  # assisted wins with one tool's budget only (others 0),
+    ONLY_SHUFFLE_TA_WINS = 50  # in codes.Tool order
+    ONLY_UNDO_TA_WINS = 51
 
 
 N_R = len(R)

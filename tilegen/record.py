@@ -15,7 +15,8 @@ import numpy as np
 
 from minegen.fields import Field
 
-from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SOLVABLE_NAMES, R, Solvable)
+from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SLOT_RULE_NAMES, SOLVABLE_NAMES, R,
+                    Solvable)
 from .plan import TilePlan
 
 METRIC_VERSION = 1  # brief §20.1: bump when strategies, tools, slot rule, search or metrics change
@@ -122,6 +123,19 @@ RECORD: tuple[Field, ...] = (
     Field("gate_clickable", "bool", "the returned board passes the clickable gate (V1)"),
     Field("gate_tool_free", "bool", "... the tool-free band (G1)"),
     Field("gate_tool_assist", "bool", "... the tool-assisted minimum (G2)"),
+    # ---- rule variants on the returned board (advisory columns; same streams)
+    Field("alt_slot_rule", "str", "the other slot rule, replayed for comparison",
+          values=SLOT_RULE_NAMES),
+    Field("alt_slot_tool_free_pass_rate", "float64",
+          "tool-free pass rate under the other slot rule", **_SHARE),
+    Field("alt_slot_tool_assist_pass_rate", "float64",
+          "tool-assisted pass rate under the other slot rule", **_SHARE),
+    Field("remove_only_pass_rate", "float64",
+          "tool-assisted pass rate with Remove as the only tool", **_SHARE),
+    Field("shuffle_only_pass_rate", "float64",
+          "tool-assisted pass rate with Shuffle as the only tool", **_SHARE),
+    Field("undo_only_pass_rate", "float64",
+          "tool-assisted pass rate with Undo as the only tool", **_SHARE),
     Field("gen_ms", "float64", "wall time of the board's generation (block mean)", "ms",
           ge=0.0, timing=True),
 )
@@ -240,6 +254,13 @@ def columns(plan: TilePlan, ints: np.ndarray, sel: np.ndarray, seeds: np.ndarray
         "gate_clickable": col(R.GATE_CLICKABLE) == 1,
         "gate_tool_free": col(R.GATE_TOOL_FREE) == 1,
         "gate_tool_assist": col(R.GATE_TOOL_ASSIST) == 1,
+        "alt_slot_rule": full(SLOT_RULE_NAMES[1 - SLOT_RULE_NAMES.index(plan.rules.slot_rule)],
+                              object),
+        "alt_slot_tool_free_pass_rate": _share(col(R.ALT_SLOT_TF_WINS), runs),
+        "alt_slot_tool_assist_pass_rate": _share(col(R.ALT_SLOT_TA_WINS), runs),
+        "remove_only_pass_rate": _share(col(R.ONLY_REMOVE_TA_WINS), runs),
+        "shuffle_only_pass_rate": _share(col(R.ONLY_SHUFFLE_TA_WINS), runs),
+        "undo_only_pass_rate": _share(col(R.ONLY_UNDO_TA_WINS), runs),
         "gen_ms": full(gen_ms, np.float64),
     }
     assert list(out) == list(FIELDS), "record.columns out of step with RECORD"

@@ -43,6 +43,33 @@ def _gate_excess(stats, prm):
 
 
 @njit(cache=True, nogil=True)
+def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
+    """The returned board replayed under rule variants on its own streams (advisory report
+    columns; the design's slot rule and tool model are proposals): the other slot rule
+    (tool-free and assisted wins), and each tool alone (assisted wins with the other two
+    tools' budgets at 0). Returns a Defect code."""
+    prm_v[:] = prm
+    prm_v[P.SLOT_RULE] = 1 - prm[P.SLOT_RULE]
+    stats[:] = 0
+    defect = sim.simulate(elem, occ, prm_v, seed, k, False, stats, work, memo)
+    if defect != 0:
+        return defect
+    row[R.ALT_SLOT_TF_WINS] = stats[S.TF_WINS]
+    row[R.ALT_SLOT_TA_WINS] = stats[S.TA_WINS]
+    for t in range(3):  # codes.Tool order: remove, shuffle, undo
+        prm_v[:] = prm
+        for u in range(3):
+            if u != t:
+                prm_v[P.BUDGET_REMOVE + u] = 0
+        stats[:] = 0
+        defect = sim.simulate(elem, occ, prm_v, seed, k, False, stats, work, memo)
+        if defect != 0:
+            return defect
+        row[R.ONLY_REMOVE_TA_WINS + t] = stats[S.TA_WINS]
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def _covers_categories(sel, city_cat, E):
     """05 §9.2 invariant: when E >= the number of non-empty categories, each is represented."""
     present = np.zeros(8, dtype=np.int64)
@@ -81,6 +108,7 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
     stats = np.zeros(N_S, dtype=np.int64)
     elem = np.zeros(T, dtype=np.int32)
     sel = np.zeros(E, dtype=np.int32)
+    prm_v = prm.copy()  # the rule variants' parameters
     for b in range(seeds.shape[0]):
         row = ints[b]
         row[:] = 0
@@ -192,6 +220,10 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
             row[R.FAILURE_REASON] = Reason.TOOL_FREE_HIGH
         else:
             row[R.FAILURE_REASON] = Reason.TOOL_ASSIST_LOW
+        defect = _variants(elem, best_occ, prm, prm_v, seed, best_k, stats, work, memo, row)
+        if defect != 0:
+            row[R.DEFECT] = defect
+            return defect, b
         board_out[:, :] = best
         occ_out[:] = best_occ
     return 0, -1
