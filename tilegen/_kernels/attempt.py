@@ -1,4 +1,4 @@
-"""The attempt loop (05 §8, §15; brief §6.1): the one entry kernel of the per-board API and
+"""The attempt loop (05 §8, §15; decisions 80, 106): the one entry kernel of the per-board API and
 the batch path.
 
 For each seed: select the elements on the layout stream (once per board), then attempts
@@ -14,7 +14,7 @@ against the gates G1/G2. Exits:
 
 The returned board is then simulated once more with ``diagnose`` (the same streams, so the
 same pass rates, plus the search-based metrics), and searched exhaustively from its start
-(line S). Parameters are never changed inside a call (brief §6.1: tweaks are a new revision).
+(line S). Parameters are never changed inside a call (decision 80: tweaks are a new revision).
 Gate arithmetic is integer: ``10000 wins >= bp runs``.
 """
 
