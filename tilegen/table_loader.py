@@ -4,8 +4,9 @@
 A table root (default ``tables/tilematch/``) holds ``cities/<city_id>.toml`` (one file per
 city: ``[city]`` and ``[[elements]]``), ``presets.toml`` (``[[rows]]``, key
 (city_id, level_id, revision)), ``density.toml``, ``layout.toml``, ``acceptance.toml``
-(``[[levels]]``) and ``rules.toml``. Field domains live in ``table_model``; this module
-runs the cross-field and cross-file rules and builds the row snapshots (``plans``).
+(``[[levels]]``) and ``rules.toml``. Field domains live in ``table_model``, the
+cross-field, cross-file and content rules in ``table_checks``; this module reads the files,
+builds the rows and the row snapshots (``plans``), and re-exports the file names.
 
 Contract: ``load_tables`` never stops at the first finding and never lets a traceback
 escape for malformed input; every finding is a ``Diagnostic`` whose ``file`` is relative
@@ -23,23 +24,18 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from minegen.errors import Diagnostic, MinegenError, TableError
-from minegen.table_checks import dec
 
+from . import table_checks as tc
 from . import table_model as tm
-from .codes import BP, DENSITIES, MAX_PIECES, Category
-from .geometry import footprint_window, geometry_for, grid_size, lane_strip_width, layer_counts
+from .codes import DENSITIES, Category
+from .geometry import geometry_for, layer_counts
 from .plan import Gates, Rules, TilePlan
+from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DENSITY_FILE, LAYOUT_FILE, PRESETS_FILE,
+                           RULES_FILE)
 
-CITIES_DIR = "cities"
-PRESETS_FILE = "presets.toml"
-DENSITY_FILE = "density.toml"
-LAYOUT_FILE = "layout.toml"
-ACCEPTANCE_FILE = "acceptance.toml"
-RULES_FILE = "rules.toml"
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables" / "tilematch"
 # preset fields a sweep / tune may vary one at a time (05 §16 ladder, brief §14)
 VARY_FIELDS = ("element_count", "layers", "density", "pieces_per_element",
@@ -48,20 +44,7 @@ VARY_FIELDS = ("element_count", "layers", "density", "pieces_per_element",
 _KEY = re.compile(r"([a-z][a-z0-9_]*):([0-9]{1,9})(?::([0-9]{1,9}))?")
 
 
-class _Collector:
-    """The diagnostics of one load, in discovery order."""
-
-    def __init__(self) -> None:
-        self.items: list[Diagnostic] = []
-
-    def add(self, category, file, row="-", field="-", value="-", rule="", severity="error"):
-        self.items.append(Diagnostic(category, file, row, field, value, rule, severity))
-
-    def errors(self) -> int:
-        return sum(d.severity == "error" for d in self.items)
-
-
-def _read(root: Path, name: str, out: _Collector) -> dict | None:
+def _read(root: Path, name: str, out: tc.Collector) -> dict | None:
     """Parse one required TOML file; ``None`` (plus a "parse" diagnostic) if unusable."""
     path = root / name
     if not path.is_file():
@@ -82,7 +65,7 @@ def _read(root: Path, name: str, out: _Collector) -> dict | None:
     return None
 
 
-def _tables_of(doc: dict, key: str, name: str, out: _Collector) -> list[tuple[int, dict]]:
+def _tables_of(doc: dict, key: str, name: str, out: tc.Collector) -> list[tuple[int, dict]]:
     """The array of tables ``[[key]]`` as (1-based position, table); shape errors: parse."""
     for k in doc:
         if k != key:
@@ -105,43 +88,9 @@ def _tables_of(doc: dict, key: str, name: str, out: _Collector) -> list[tuple[in
     return good
 
 
-def _emit(out: _Collector, name: str, label: str, problems) -> None:
-    for fld, value, category, rule in problems:
-        out.add(category, name, label, fld, value, rule)
-
-
-def _has(ok: dict, *names: str) -> bool:
-    return all(n in ok for n in names)
-
-
-def _bp(x: int | float) -> int:
-    """A rate with at most 4 decimals in basis points (exact: the decimal as written)."""
-    return int(dec(x) * BP)
-
-
-@dataclass
-class _Context:
-    """What a preset row is checked against (only the parts that were themselves valid)."""
-
-    # city id -> its number of element entries (None: file or elements unusable)
-    cities: dict[str, int | None] = field(default_factory=dict)
-    cities_known: bool = True  # False: cities/ unusable, so no unknown_city verdicts
-    density: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
-    grid: tuple[int, int, str] | None = None  # (grid_cols, grid_rows, occupancy)
-    bands: dict[int, tuple[int, int] | None] = field(default_factory=dict)  # level -> bp band
-    bands_known: bool = True  # False: some acceptance row's level is unknown
-
-    @classmethod
-    def of(cls, c: tm.Catalog) -> _Context:
-        return cls(cities={x.id: len(x.elements) for x in c.cities}, density=dict(c.density),
-                   grid=(c.layout.grid_cols, c.layout.grid_rows, c.layout.occupancy),
-                   bands={lv: (g.tool_free_min_bp, g.tool_free_max_bp)
-                          for lv, g in c.acceptance.items()})
-
-
 # ------------------------------------------------------------------------- cities (04)
 
-def _load_city(doc: dict, name: str, stem: str, owner: dict, out: _Collector):
+def _load_city(doc: dict, name: str, stem: str, owner: dict, out: tc.Collector):
     """One city file: (City or None, element entries or None, valid categories)."""
     n0 = out.errors()
     for k in doc:
@@ -155,7 +104,7 @@ def _load_city(doc: dict, name: str, stem: str, owner: dict, out: _Collector):
                 rule="required: a [city] table with id (= the file name)")
     else:
         ok, problems = tm.check_fields(head, tm.CITY_FIELDS, "city.")
-        _emit(out, name, "-", problems)
+        tc.emit(out, name, "-", problems)
         if ok.get("id", stem) != stem:
             out.add("domain", name, "-", "city.id", tm.show(ok["id"]),
                     f"city id must equal the file name {stem!r}")
@@ -174,7 +123,7 @@ def _load_city(doc: dict, name: str, stem: str, owner: dict, out: _Collector):
             continue
         ok, problems = tm.check_fields(raw, tm.ELEMENT_FIELDS)
         label = ok["id"] if "id" in ok else f"#{pos}"
-        _emit(out, name, label, problems)
+        tc.emit(out, name, label, problems)
         if "category" in ok:
             cats.append(ok["category"])
         if "id" in ok:
@@ -196,7 +145,7 @@ def _load_city(doc: dict, name: str, stem: str, owner: dict, out: _Collector):
     return (city if clean else None), len(items), cats
 
 
-def _load_cities(root: Path, ctx: _Context, out: _Collector):
+def _load_cities(root: Path, ctx: tc.Context, out: tc.Collector):
     """Every ``cities/*.toml``: (clean cities, {city id: valid categories})."""
     folder = root / CITIES_DIR
     try:
@@ -221,7 +170,7 @@ def _load_cities(root: Path, ctx: _Context, out: _Collector):
 
 # ------------------------------------------------------------- density, layout, gates
 
-def _load_density(doc: dict | None, ctx: _Context, out: _Collector) -> dict:
+def _load_density(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict:
     """density.toml: one [class] per ``codes.DENSITIES`` with its distribution (05 §10.1)."""
     result: dict[str, tuple[str, ...]] = {}
     for cls in DENSITIES:
@@ -239,37 +188,22 @@ def _load_density(doc: dict | None, ctx: _Context, out: _Collector) -> dict:
                     rule=f"required: a table [{cls}] with distribution = [\"0.40\", ...]")
             continue
         ok, problems = tm.check_fields(doc[cls], tm.DENSITY_FIELDS)
-        _emit(out, DENSITY_FILE, cls, problems)
+        tc.emit(out, DENSITY_FILE, cls, problems)
         if not problems:
             result[cls] = ctx.density[cls] = tuple(ok["distribution"])
     return result
 
 
-def _load_layout(doc: dict | None, ctx: _Context, out: _Collector) -> tm.Layout | None:
-    """layout.toml (brief §4.3, §4.4): field domains, piece size, pitch bound, lanes fit."""
+def _load_layout(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> tm.Layout | None:
+    """layout.toml (brief §4.3, §4.4): field domains, then ``table_checks.layout_rules``."""
     if doc is None:
         return None
     n0 = out.errors()
     ok, problems = tm.check_fields(doc, tm.LAYOUT_FIELDS)
-    _emit(out, LAYOUT_FILE, "-", problems)
+    tc.emit(out, LAYOUT_FILE, "-", problems)
     lanes = ok.get("lanes", {})
-    if "piece_size" in ok and ok["piece_size"] % 4:
-        out.add("piece_size_divisible_by_4", LAYOUT_FILE, "-", "piece_size",
-                tm.show(ok["piece_size"]), "piece_size must be divisible by 4 (brief §3.3)")
-    if _has(ok, "pitch", "jitter", "piece_size") \
-            and ok["pitch"] > ok["piece_size"] + 2 * ok["jitter"]:
-        out.add("domain", LAYOUT_FILE, "-", "pitch", tm.show(ok["pitch"]),
-                "pitch must be in (0, piece_size + 2*jitter] (brief §4.3)")
-    if "piece_size" in ok and "pitch" in lanes and lanes["pitch"] < ok["piece_size"]:
-        out.add("domain", LAYOUT_FILE, "-", "lanes.pitch", tm.show(lanes["pitch"]),
-                "lanes.pitch must be >= piece_size (lane boxes never overlap, brief §4.4)")
-    if _has(ok, "grid_cols", "pitch", "jitter", "piece_size") and _has(lanes, "count", "pitch"):
-        width = grid_size(ok["grid_cols"], 1, ok["pitch"], ok["jitter"], ok["piece_size"])[0]
-        strip = lane_strip_width(lanes["count"], lanes["pitch"], ok["piece_size"])
-        if strip > width:
-            out.add("domain", LAYOUT_FILE, "-", "lanes.count", tm.show(lanes["count"]),
-                    f"the lane strip ({strip}) must fit the grid width ({width}) (brief §4.4)")
-    if _has(ok, "grid_cols", "grid_rows", "occupancy"):
+    tc.layout_rules(ok, out)
+    if tc.has(ok, "grid_cols", "grid_rows", "occupancy"):
         ctx.grid = (ok["grid_cols"], ok["grid_rows"], ok["occupancy"])
     if out.errors() != n0:
         return None
@@ -278,34 +212,7 @@ def _load_layout(doc: dict | None, ctx: _Context, out: _Collector) -> tm.Layout 
                      lanes["pitch"], lanes["gap"])
 
 
-def _acceptance_row(raw: dict, pos: int, out: _Collector):
-    """One [[levels]] row (05 §15.1, brief §13.1): (level, label, band in basis points,
-    Gates); level / band / Gates are None when unknown or broken."""
-    ok, problems = tm.check_fields(raw, tm.ACCEPTANCE_FIELDS)
-    problems = [(f, v, "acceptance" if c == "domain" else c, r) for f, v, c, r in problems]
-    level = ok.get("level_id")
-    label = str(level) if level is not None else f"#{pos}"
-    _emit(out, ACCEPTANCE_FILE, label, problems)
-    bad = bool(problems)
-    for name in ("tool_free_min", "tool_free_max", "tool_assist_min", "clickable_min"):
-        if name in ok and dec(ok[name]) * BP != _bp(ok[name]):
-            out.add("acceptance", ACCEPTANCE_FILE, label, name, tm.show(ok[name]),
-                    f"{name} must have at most {tm.SHARE_DECIMALS} decimals (basis points)")
-            bad = True
-            ok.pop(name)
-    if _has(ok, "tool_free_min", "tool_free_max") and ok["tool_free_max"] < ok["tool_free_min"]:
-        out.add("acceptance", ACCEPTANCE_FILE, label, "tool_free_max", tm.show(ok["tool_free_max"]),
-                "0 < tool_free_min <= tool_free_max <= 1 (brief §13.1)")
-        bad = True
-    band = None
-    if "tool_free_min" in ok and not bad:
-        band = (_bp(ok["tool_free_min"]), _bp(ok.get("tool_free_max", 1)))
-    gates = None if bad else Gates(band[0], band[1], _bp(ok["tool_assist_min"]),
-                                   _bp(ok["clickable_min"]))
-    return level, label, band, gates
-
-
-def _load_acceptance(doc: dict | None, ctx: _Context, out: _Collector) -> dict[int, Gates]:
+def _load_acceptance(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict[int, Gates]:
     gates: dict[int, Gates] = {}
     if doc is None:
         ctx.bands_known = False
@@ -314,7 +221,7 @@ def _load_acceptance(doc: dict | None, ctx: _Context, out: _Collector) -> dict[i
     entries = _tables_of(doc, "levels", ACCEPTANCE_FILE, out)
     ctx.bands_known = bool(entries)  # an unusable file is one parse finding, not six
     for pos, raw in entries:
-        level, label, band, g = _acceptance_row(raw, pos, out)
+        level, label, band, g = tc.acceptance_row(raw, pos, out)
         if level is None:
             ctx.bands_known = False
         elif level in first:
@@ -328,12 +235,12 @@ def _load_acceptance(doc: dict | None, ctx: _Context, out: _Collector) -> dict[i
     return gates
 
 
-def _load_rules(doc: dict | None, out: _Collector) -> Rules | None:
+def _load_rules(doc: dict | None, out: tc.Collector) -> Rules | None:
     """rules.toml (brief §20.5): provisional simulation settings."""
     if doc is None:
         return None
     ok, problems = tm.check_fields(doc, tm.RULES_FIELDS)
-    _emit(out, RULES_FILE, "-", problems)
+    tc.emit(out, RULES_FILE, "-", problems)
     if problems:
         return None
     b = ok["tool_budget"]
@@ -344,95 +251,11 @@ def _load_rules(doc: dict | None, out: _Collector) -> Rules | None:
 
 # ------------------------------------------------------------------- presets (04, 05)
 
-def _row_rules(ok: dict, label: str, ctx: _Context, out: _Collector) -> None:
-    """Cross-field and cross-file rules of one preset row, on individually valid fields."""
-    def add(category, fld, value, rule, severity="error"):
-        out.add(category, PRESETS_FILE, label, fld, tm.show(value), rule, severity)
-
-    count, ppe = ok.get("element_count"), ok.get("pieces_per_element")
-    city, layers = ok.get("city_id"), ok.get("layers")
-    total = None  # T (never a list of element_count entries: that may be 2^31 long)
-    if isinstance(ppe, list) and count is not None:
-        if len(ppe) != count:
-            add("ppe_length", "pieces_per_element", ppe,
-                f"a pieces_per_element array needs element_count = {count} entries (03)")
-        else:
-            total = sum(ppe)
-    elif ppe is not None and count is not None:
-        total = ppe * count
-    if city is not None and ctx.cities_known and city not in ctx.cities:
-        add("unknown_city", "city_id", city,
-            f"no {CITIES_DIR}/{city}.toml; known: {', '.join(sorted(ctx.cities))}")
-    size = ctx.cities.get(city) if city is not None else None
-    if count is not None and size is not None and count > size:
-        add("element_count_exceeds_city", "element_count", count,
-            f"element_count must be <= the city's {size} elements (05 §9.1)")
-    if count is not None and count < tm.ELEMENT_COUNT_WARN:
-        add("element_count_low", "element_count", count, "element_count < 5 cannot cover "
-            "the five categories; categories are taken in enum order (A-34)", "warning")
-    if total is not None and total > MAX_PIECES:
-        add("total_pieces_cap", "pieces_per_element", ppe,
-            f"total pieces {total} must be <= {MAX_PIECES} (uint64 search masks)")
-        total = None
-    base = ctx.density.get(ok["density"]) if "density" in ok else None
-    override = ok.get("layer_distribution")
-    if layers is not None and base is not None and layers > len(base):
-        add("layers_exceed_distribution", "layers", layers,
-            f"layers must be <= the {len(base)} shares of density {ok['density']} (A-17)")
-    shares = None
-    if layers is not None and override is not None:
-        if len(override) != layers:
-            add("distribution", "layer_distribution", override,
-                f"layer_distribution needs one share per layer ({layers})")
-        else:
-            shares = override
-    elif layers is not None and base is not None and layers <= len(base):
-        shares = base[:layers]
-    counts = layer_counts(total, list(shares)) if total is not None and shares else None
-    if counts is not None and min(counts) == 0:
-        add("distribution", "layers", layers, f"every layer must get >= 1 piece; the shares "
-            f"{', '.join(shares)} give {counts} of {total} (brief §7.2)")
-    if counts is not None and ctx.grid is not None:
-        cols, rows, occupancy = ctx.grid
-        if footprint_window(max(counts), occupancy, cols, rows) is None:
-            add("footprint", "layer_counts", counts, f"ceil(n_max / occupancy) anchors for "
-                f"n_max = {max(counts)} exceed the {cols} x {rows} grid (brief §4.3)")
-    band = ctx.bands.get(ok["level_id"]) if "level_id" in ok else None
-    if band is not None and "target_pass_rate" in ok:
-        if not band[0] <= dec(ok["target_pass_rate"]) * BP <= band[1]:
-            add("target_outside_band", "target_pass_rate", ok["target_pass_rate"],
-                f"target_pass_rate must lie in level {ok['level_id']}'s tool-free band "
-                f"[{band[0] / BP}, {band[1] / BP}] (A-25)")
-
-
-def _check_row(raw: dict, pos: int, ctx: _Context, out: _Collector):
-    """One preset row: (PresetRow or None, key or None, valid fields)."""
-    n0 = out.errors()
-    ok, problems = tm.check_fields(raw, tm.PRESET_FIELDS)
-    if "revision" not in raw:
-        ok["revision"] = 1  # brief §3.1 default
-    key = (ok["city_id"], ok["level_id"], ok["revision"]) \
-        if _has(ok, "city_id", "level_id", "revision") else None
-    label = ":".join(map(str, key)) if key else f"#{pos}"
-    _emit(out, PRESETS_FILE, label, problems)
-    _row_rules(ok, label, ctx, out)
-    if out.errors() != n0:
-        return None, key, ok
-    ppe = ok["pieces_per_element"]
-    row = tm.PresetRow(
-        *key, ok["difficulty_tier"], ok["element_count"],
-        tuple(ppe) if isinstance(ppe, list) else ppe, ok["layers"], ok["density"],
-        float(ok["target_pass_rate"]),
-        tuple(ok["target_duration_sec"]) if "target_duration_sec" in ok else None,
-        tuple(ok["layer_distribution"]) if "layer_distribution" in ok else None)
-    return row, key, ok
-
-
-def _load_presets(doc: dict | None, ctx: _Context, out: _Collector):
+def _load_presets(doc: dict | None, ctx: tc.Context, out: tc.Collector):
     """presets.toml: every row, unique keys, and an acceptance row per level used."""
     rows, first, levels = [], {}, set()
     for pos, raw in (_tables_of(doc, "rows", PRESETS_FILE, out) if doc is not None else []):
-        row, key, ok = _check_row(raw, pos, ctx, out)
+        row, key, ok = tc.check_row(raw, pos, ctx, out)
         if "level_id" in ok:
             levels.add(ok["level_id"])
         if key is not None and key in first:
@@ -444,33 +267,8 @@ def _load_presets(doc: dict | None, ctx: _Context, out: _Collector):
             first[key] = pos
         if row is not None:
             rows.append(row)
-    if ctx.bands_known:
-        for level in sorted(levels - set(ctx.bands)):
-            out.add("acceptance", ACCEPTANCE_FILE, str(level), "level_id", "-",
-                    f"presets use level {level}: acceptance.toml needs a [[levels]] row for it")
+    tc.acceptance_coverage(levels, ctx, out)
     return rows, list(first) if doc is not None else None
-
-
-def _content_warnings(ctx: _Context, cats: dict, keys, out: _Collector) -> None:
-    """doc 04's content rules (brief §17): reported, not fatal."""
-    lo, hi = tm.CITY_ELEMENTS
-    for city in sorted(ctx.cities):
-        name, size = f"{CITIES_DIR}/{city}.toml", ctx.cities[city]
-        if size is not None and not lo <= size <= hi:
-            out.add("content_elements", name, "-", "elements", str(size),
-                    f"a city should have {lo}..{hi} elements (04)", "warning")
-        for cat, need in tm.CATEGORY_MINIMA.items():
-            have = cats.get(city, []).count(cat)
-            if size is not None and have < need:
-                out.add("content_categories", name, "-", "category", cat,
-                        f"a city should have >= {need} {cat} elements, has {have} (04)",
-                        "warning")
-        if keys is not None:
-            levels = sorted(lv for c, lv, rev in keys if c == city and rev == 1)
-            if levels != list(tm.LEVELS):
-                out.add("content_presets", PRESETS_FILE, city, "level_id", tm.show(levels),
-                        "a city should have exactly 6 presets of revision 1, levels 1..6 (04)",
-                        "warning")
 
 
 # ------------------------------------------------------------------ the public surface
@@ -495,14 +293,14 @@ def content_hash(root: str | os.PathLike) -> str:
 
 
 def _load(root: Path) -> tuple[tm.Catalog | None, list[Diagnostic]]:
-    out, ctx = _Collector(), _Context()
+    out, ctx = tc.Collector(), tc.Context()
     cities, cats = _load_cities(root, ctx, out)
     density = _load_density(_read(root, DENSITY_FILE, out), ctx, out)
     layout = _load_layout(_read(root, LAYOUT_FILE, out), ctx, out)
     gates = _load_acceptance(_read(root, ACCEPTANCE_FILE, out), ctx, out)
     rules = _load_rules(_read(root, RULES_FILE, out), out)
     rows, keys = _load_presets(_read(root, PRESETS_FILE, out), ctx, out)
-    _content_warnings(ctx, cats, keys, out)
+    tc.content_warnings(ctx, cats, keys, out)
     if out.errors():
         return None, out.items
     catalog = tm.Catalog(
@@ -609,6 +407,6 @@ def vary(catalog: tm.Catalog, key, field_name: str, value) -> tuple[TilePlan | N
         raw.pop(field_name, None)
     else:
         raw[field_name] = _plain(value)
-    out = _Collector()
-    new, _, _ = _check_row(raw, 1, _Context.of(catalog), out)
+    out = tc.Collector()
+    new, _, _ = tc.check_row(raw, 1, tc.Context.of(catalog), out)
     return (_plan(catalog, new) if new is not None else None), out.items

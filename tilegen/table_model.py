@@ -2,8 +2,8 @@
 §13.1, §20.5).
 
 Two layers, as ``minegen.table_checks``: ``check(spec, value)`` judges one field on its
-own (TOML type, then domain) and answers ``(category, rule)``; the loader
-(``table_loader``) runs the cross-field and cross-file rules on values that passed. The
+own (TOML type, then domain) and answers ``(category, rule)``; ``table_checks`` runs the
+cross-field and cross-file rules on values that passed (for ``table_loader``). The
 dataclasses below are built only from rows that passed every rule, so code downstream
 may trust their domains.
 
