@@ -18,11 +18,11 @@ import polars as pl
 from minegen.errors import MinegenError
 from tilegen import record as tile_record
 from tilegen.codes import DENSITIES, EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
-from tilegen.record import GENERATOR_VERSION, METRIC_VERSION, RECORD
+from tilegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 
 from ..analysis.lines import Line
 from ..generator import SweepField
-from . import tilegen_sections, tilegen_tune
+from . import tilegen_drill, tilegen_sections, tilegen_tune
 
 AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
 PROD = pl.col("seed_index") == -1
@@ -34,6 +34,10 @@ PERCENTILE_COLUMNS = ("tool_free_pass_rate", "tool_assist_pass_rate",
 GATE_COLUMNS = {"tool_free_min": pl.Float64, "tool_free_max": pl.Float64,
                 "tool_assist_min": pl.Float64, "clickable_min": pl.Float64}
 LARGEST = "largest"
+# rule variants of the returned board (advisory record columns, when the record has them)
+VARIANTS = tuple(c for c in ("alt_slot_tool_free_pass_rate", "alt_slot_tool_assist_pass_rate",
+                             "remove_only_pass_rate", "shuffle_only_pass_rate",
+                             "undo_only_pass_rate") if c in FIELDS)
 
 
 def _q(col: str, q: float, name: str) -> pl.Expr:
@@ -213,6 +217,8 @@ class TilegenAudit:
                 [pl.col("exit").filter(AUDIT) == "met",
                  pl.col("tool_free_pass_rate").filter(AUDIT)], maintain_order=True)
             .head(3).alias("worst_boards"),
+            *((pl.first("alt_slot_rule"),) if "alt_slot_rule" in FIELDS else ()),
+            *(_q(c, 0.50, f"{c}_p50") for c in VARIANTS),
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog) -> pl.DataFrame:
@@ -246,7 +252,7 @@ class TilegenAudit:
         return tilegen_sections.sections(doc, self)
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        return tilegen_sections.wanted(rows, results)
+        return tilegen_drill.wanted(rows, results)
 
     def exhibit(self, plan, index: int) -> str:
         """Board ``index`` of the row (-1: production) drawn as text (``tilegen generate``'s

@@ -1,6 +1,7 @@
-"""tilegen's report sections (brief §20.4): the failing rows in words, report C (per-row
-percentiles and one chart per city) and diagnostics D (attempts, p and the Q risk, reject
-shares, exits and failure reasons, the production boards), then the advisory lines.
+"""tilegen's report sections (brief §20.4): the failing rows in words (``tilegen_drill``),
+one chart per city, report C (per-row percentiles) and diagnostics D (attempts, p and the Q
+risk, reject shares, exits and failure reasons, the production boards), the rule variants
+and the advisory lines.
 
 Charts per city (ids ``plot-tilegen-<what>-<city>``): tool-free pass rate p10/p50/p90 of
 the returned (accepted) boards and of the raw draws against level, with the level's 15.1
@@ -9,210 +10,13 @@ tool-free band shaded; tool-assisted pass rate and clickable ratio against their
 
 from __future__ import annotations
 
-import html
-
-from tilegen.codes import DENSITIES, MAX_ATTEMPTS
-from tilegen.table_loader import DEFAULT_ROOT
+from tilegen.codes import MAX_ATTEMPTS
 
 from ..reports.document import (
-    FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, exact, num,
+    FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from ..reports.svg import Band, Marks, Series, line_chart
-from . import tilegen_tune
-
-CHECKS = {  # failure_reason / reject counter -> what it means, in a designer's words
-    "none": "met every gate",
-    "clickable_ratio": "V1: too few pieces clickable at the start",
-    "triple_chains": "V2: fewer than two elements whose three pieces can be freed without "
-                     "clicking another element",
-    "direct_triple": "V3 (level 1): no element with three pieces clickable at the start",
-    "near_surface": "V4: an element has every piece buried two or more layers deep",
-    "same_layer_cluster": "V5: three pieces of one element packed together on one layer",
-    "tool_free_low": "G1: tool-free pass rate below the level's band",
-    "tool_free_high": "G1: tool-free pass rate above the level's band (too easy)",
-    "tool_assist_low": "G2: tool-assisted pass rate below the level's minimum",
-}
-_FIELD_WORDS = {tilegen_tune.DENSITY_CLASS: "0 low, 1 medium, 2 medium_high, 3 high"}
-NEXT_RUNG = {tilegen_tune.DENSITY_CLASS: "density one class lower",
-             "layers": "one layer fewer", "element_count": "one element type fewer",
-             "layer_distribution": "0.05 of share moved from the bottom to the top layer"}
-
-
-def _pct(v) -> str:
-    return "—" if v is None else f"{100 * v:.1f} %"
-
-
-def _band(row: dict) -> str:
-    lo, hi = row.get("tool_free_min"), row.get("tool_free_max")
-    if lo is None:
-        return "(band unknown)"
-    return f"[{exact(lo)}, {exact(hi)}]" if hi is not None and hi < 1 else f">= {exact(lo)}"
-
-
-def _reasons(row: dict) -> str:
-    got = sorted(((row.get(f"reason_{r}") or 0, r) for r in CHECKS if r != "none"),
-                 reverse=True)
-    return ", ".join(f"{CHECKS[r]} ({k})" for k, r in got if k) or "none"
-
-
-def reason(row: dict, line: str) -> str:
-    """Why ``line`` fails on ``row``, with the numbers and how far off."""
-    n = row["boards"]
-    if line == "P":
-        return (f"the production board (seed {row.get('production_stream_seed')}, the one "
-                f"the game ships) ended {row.get('production_exit')} after "
-                f"{row.get('production_attempts_used')} attempts: "
-                f"{CHECKS.get(row.get('production_failure_reason'), '?')}. Its tool-free pass "
-                f"rate {num(row.get('production_tool_free_pass_rate'))} (band {_band(row)}), "
-                f"tool-assisted {num(row.get('production_tool_assist_pass_rate'))} (min "
-                f"{exact(row.get('tool_assist_min'))}), clickable ratio "
-                f"{num(row.get('production_initial_clickable_ratio'))} (min "
-                f"{exact(row.get('clickable_min'))}).")
-    if line == "Q":
-        p = row.get("p_hat") or 0.0
-        per = f"about one attempt in {1 / p:.0f} is acceptable" if p else "no attempt passed"
-        return (f"{row['not_met']} of {n} audit seeds found no acceptable board in "
-                f"{MAX_ATTEMPTS} attempts (Q needs 0): the preset, not the seed, is at fault "
-                f"(05 §15.2). Per-attempt acceptance p = {num(p)} ({per}); the Q risk "
-                f"{_pct(row.get('q_risk'))} is the chance that some seed of {n} exhausts its "
-                f"{MAX_ATTEMPTS} attempts; with N = {n}, Q holds in 95 % of runs from p = "
-                f"{q_safe_p(n):.2f}. "
-                f"The returned boards failed on: {_reasons(row)}.")
-    if line == "S":
-        return (f"{row['unsolvable_boards']} of {n} audit boards cannot be cleared without "
-                "tools at all (exhaustive search): 05 §3.1 forbids a level that needs tools.")
-    if line == "G-TF":
-        raw, lo = row.get("raw_tool_free_pass_rate_p50"), row.get("tool_free_min")
-        gap = (f"; the raw p50 is {lo - raw:.3f} below the band's floor" if raw is not None
-               and lo is not None and raw < lo else "")
-        return (f"{row['miss_tool_free']} of {n} returned boards are off the tool-free band "
-                f"{_band(row)}: tool-free p10/p50 {num(row.get('tool_free_pass_rate_p10'))} / "
-                f"{num(row.get('tool_free_pass_rate_p50'))}; raw draws (first valid layout, "
-                f"before any selection) p50 {num(raw)}{gap}.")
-    if line == "G-TA":
-        return (f"{row['miss_tool_assist']} of {n} returned boards have a tool-assisted pass "
-                f"rate below {exact(row.get('tool_assist_min'))}: p10 "
-                f"{num(row.get('tool_assist_pass_rate_p10'))}, p50 "
-                f"{num(row.get('tool_assist_pass_rate_p50'))}.")
-    if line == "G-ICR":
-        return (f"{row['miss_clickable']} of {n} returned boards open with fewer clickable "
-                f"pieces than {exact(row.get('clickable_min'))} of the board: p10 "
-                f"{num(row.get('initial_clickable_ratio_p10'))}.")
-    if line == "L-V":
-        shares = sorted(((row.get(f"reject_share_{r}") or 0.0, r) for r in
-                         ("clickable_ratio", "triple_chains", "direct_triple", "near_surface",
-                          "same_layer_cluster")), reverse=True)
-        top = ", ".join(f"{CHECKS[r]} {_pct(s)}" for s, r in shares if s) or "none"
-        return (f"{row['miss_layout']} of {n} audit seeds drew {MAX_ATTEMPTS} layouts without "
-                f"one passing V1-V5. Share of attempts rejected per check: {top}.")
-    return f"line {line} fails."
-
-
-def _first_rung(row: dict) -> tuple[str, str, int, int]:
-    """(words, sweep field, grid start, grid stop) of the ladder's first rung that can move
-    (too hard: down; a row above its band: density up)."""
-    dens = DENSITIES.index(row["density"])
-    hi = row.get("tool_free_max")
-    if hi is not None and hi < 1 and (row.get("reason_tool_free_high") or 0) > 0:
-        return ("density one class higher (too easy: tool-free above the band)",
-                tilegen_tune.DENSITY_CLASS, dens, len(DENSITIES) - 1)
-    if dens > 0:
-        return NEXT_RUNG[tilegen_tune.DENSITY_CLASS], tilegen_tune.DENSITY_CLASS, 0, dens
-    if row["layers"] > 1:
-        return NEXT_RUNG["layers"], "layers", 1, row["layers"]
-    ec = row["element_count"]
-    return NEXT_RUNG["element_count"], "element_count", max(3, ec - 3), ec
-
-
-def _sweep(row: dict, field: str, lo: int, hi: int, tables: str | None) -> str:
-    where = f" --tables {tables}" if tables else ""
-    key = f"{row['city_id']}:{row['level_id']}:{row['revision']}"
-    return (f"minegen sweep --generator tilegen --row {key} --vary {field}={lo}:{hi}:1"
-            f"{where} --n {row['boards']}")
-
-
-def q_safe_p(n: int, risk: float = 0.05) -> float:
-    """The per-attempt acceptance p from which a run of n seeds fails Q at most ``risk``."""
-    return 1.0 - (1.0 - (1.0 - risk) ** (1.0 / max(1, n))) ** (1.0 / MAX_ATTEMPTS)
-
-
-def _tables(doc) -> str | None:
-    """The run's table root as a command option (None: the default root)."""
-    root = doc.manifest.get("table_root")
-    return None if root in (None, str(DEFAULT_ROOT)) else root
-
-
-MAX_DRAWN = 8  # failing rows whose boards the report draws
-
-
-def wanted(rows, results: list[dict]) -> list[tuple[tuple, int]]:
-    """The boards the report draws: per failing row (the first MAX_DRAWN in key order) its
-    production board and its worst audit board."""
-    failing = sorted({tuple(r[k] for k in ("city_id", "level_id", "revision"))
-                      for r in results if r["hard"] and r["passed"] is False})[:MAX_DRAWN]
-    worst = {tuple(r[:3]): r[3] for r in rows.select(
-        "city_id", "level_id", "revision", "worst_boards").rows()}
-    return [(k, i) for k in failing for i in (-1, *(worst.get(k) or [])[:1])]
-
-
-def _drawings(doc, row: dict) -> list:
-    key, label = doc.key(row), doc.row_label(row)
-    tables = _tables(doc)
-    where = f" --tables {tables}" if tables else ""
-    figs = []
-    for i in (-1, *(row.get("worst_boards") or [])[:1]):
-        text = doc.drawings.get((key, i))
-        cmd = (f"tilegen generate {row['city_id']} {row['level_id']} --revision "
-               f"{row['revision']} --index {i}{where}")
-        what = "production board" if i == -1 else f"worst audit board {i}"
-        if text is not None:
-            figs.append(Figure(f"board-{row['city_id']}-{row['level_id']}-{row['revision']}-{i}",
-                               f'<pre class="board">{html.escape(text)}</pre>',
-                               f"{what}: {cmd}"))
-    return [Figures(f"Boards of {label}", figs)] if figs else []
-
-
-def failing_rows(doc, gen) -> list[Section]:
-    sec = Section("tilegen-failing", "Rows that fail, in words")
-    out = [sec]
-    failing: dict[tuple, list[str]] = {}
-    for r in doc.hard_failures:
-        failing.setdefault(doc.key(r), []).append(r["line"])
-    if not failing:
-        sec.blocks.append(Para("Every hard line holds on every row."))
-        return out
-    tables = _tables(doc)
-    sec.blocks.append(Para(
-        "Per failing row: each hard line it fails, by how much, and the first step of the "
-        "05 §16 tuning ladder (too hard: density one class lower, then one layer fewer, then "
-        "one element type fewer, then share moved from the bottom to the top layer; a row "
-        "that is too easy goes the other way). `minegen tune --generator tilegen` tries the "
-        "ladder with the audit's seeds and proposes a new revision."))
-    by_key = {doc.key(r): r for r in doc.rows}
-    for key, names in failing.items():
-        row = by_key[key]
-        sub = Section(f"tilegen-fail-{row['city_id']}-{row['level_id']}-{row['revision']}",
-                      f"{doc.row_label(row)} fails {', '.join(names)}", depth=3)
-        sub.blocks.append(Para(gen.describe(row) + "."))
-        sub.blocks.append(Bullets([Cell(f"{n}: {reason(row, n)}", FAIL) for n in names]))
-        words, field, lo, hi = _first_rung(row)
-        sub.blocks.append(Para(f"Try first: {words} (now density {row['density']}, "
-                               f"{row['layers']} layer(s), {row['element_count']} element "
-                               f"types). To see where it breaks: "
-                               f"`{_sweep(row, field, lo, hi, tables)}` ({field}: "
-                               f"{_FIELD_WORDS.get(field, field)})."))
-        worst = row.get("worst_boards") or []
-        if worst:
-            sub.blocks.append(Para("Worst audit seeds (not met first, then lowest tool-free "
-                                   "pass rate): " + ", ".join(str(i) for i in worst) + "; "
-                                   "draw one with `tilegen generate "
-                                   f"{row['city_id']} {row['level_id']} --revision "
-                                   f"{row['revision']} --index {worst[0]}"
-                                   + (f" --tables {tables}" if tables else "") + "`."))
-        sub.blocks += _drawings(doc, row)
-        out.append(sub)
-    return out
-
+from .tilegen_drill import CHECKS, band_text, failing_rows, pct
 
 def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure]:
     levels = [r["level_id"] for r in rows]
@@ -304,7 +108,7 @@ def report_c(doc) -> Section:
             return Cell(num(v), FAIL if v is not None and m is not None and v < m else None)
 
         out.append([Cell(doc.row_label(r)), Cell(str(r["total_pieces"])),
-                    Cell(str(r["layers"])), Cell(r["density"]), Cell(_band(r)),
+                    Cell(str(r["layers"])), Cell(r["density"]), Cell(band_text(r)),
                     *(tf(r[f"tool_free_pass_rate_p{q}"]) for q in (10, 50, 90)),
                     *(tf(r[f"raw_tool_free_pass_rate_p{q}"]) for q in (10, 50, 90)),
                     Cell(num(r.get("target_gap"))),
@@ -335,7 +139,7 @@ def diagnostics(doc) -> list[Section]:
         out.append([Cell(doc.row_label(r)), Cell(str(r["boards"])), Cell(num(r["retry_rate"])),
                     Cell(num(r["mean_attempts"])), Cell(num(r["p90_attempts"])),
                     Cell(str(r["max_attempts"])), Cell(num(r["p_hat"])),
-                    Cell(_pct(risk), FAIL if r["not_met"] else WARN if risk and risk > 0.05
+                    Cell(pct(risk), FAIL if r["not_met"] else WARN if risk and risk > 0.05
                          else None),
                     Cell(str(r["not_met"]), FAIL if r["not_met"] else None),
                     *(Cell(str(r[f"exit_{e}"])) for e in ("met", "failed_gates",
@@ -347,7 +151,7 @@ def diagnostics(doc) -> list[Section]:
     checks = [c for c in CHECKS if c != "none"]
     rej.blocks.append(Para("; ".join(f"{c}: {CHECKS[c]}" for c in checks) + "."))
     rej.blocks.append(Table(["row", *checks], [
-        [Cell(doc.row_label(r)), *(Cell(_pct(r.get(f"reject_share_{c}"))) for c in checks)]
+        [Cell(doc.row_label(r)), *(Cell(pct(r.get(f"reject_share_{c}"))) for c in checks)]
         for r in doc.rows]))
     why = Section("tilegen-reasons", "Failure reasons of the returned boards (audit boards)", 3)
     why.blocks.append(Table(["row", *CHECKS], [
@@ -396,7 +200,30 @@ def advisory(doc) -> Section:
     return sec
 
 
+def variants(doc) -> list[Section]:
+    """The returned boards replayed under the other slot rule and with one tool at a time
+    (advisory: what the pass rates would be if the game's rules were different)."""
+    if not doc.rows or "alt_slot_rule" not in doc.rows[0]:
+        return []
+    sec = Section("tilegen-variants", "Rule variants of the returned boards (advisory)")
+    other = doc.rows[0]["alt_slot_rule"]
+    sec.blocks.append(Para(
+        f"The same audit boards replayed with the slot rule {other} instead (tool-free and "
+        "tool-assisted p50), and with only one tool each (tool-assisted p50): how much each "
+        "rule and each tool moves a row. They change no line; the gates read the table's "
+        "rules."))
+    sec.blocks.append(Table(
+        ["row", "tool-free p50", f"tool-free p50 ({other})", "assisted p50",
+         f"assisted p50 ({other})", "Remove only", "Shuffle only", "Undo only"],
+        [[Cell(doc.row_label(r)), *(Cell(num(r.get(c))) for c in (
+            "tool_free_pass_rate_p50", "alt_slot_tool_free_pass_rate_p50",
+            "tool_assist_pass_rate_p50", "alt_slot_tool_assist_pass_rate_p50",
+            "remove_only_pass_rate_p50", "shuffle_only_pass_rate_p50",
+            "undo_only_pass_rate_p50"))] for r in doc.rows]))
+    return [sec]
+
+
 def sections(doc, gen) -> list[Section]:
     return [*failing_rows(doc, gen), city_charts(doc), report_c(doc), *diagnostics(doc),
-            advisory(doc)]
+            *variants(doc), advisory(doc)]
 
