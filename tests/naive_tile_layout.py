@@ -1,16 +1,18 @@
 """Slow, obviously correct twins of ``tilegen/_kernels/layout.py`` (STYLE 4), written from
-the text of the brief (/work/shared/design/TILEMATCH.md §5.2, §6.2, §8.1-§8.3, §18), not
-from the kernels: a piece is a dict, a piece set is a Python set, every closure is iterated
-literally until nothing changes, boxes are compared as exact rational rectangles.
+the rules as docs/tilegen.md and docs/tile-draw-protocol.md state them (05 §6.2, §9.2,
+§10.2, §11; decisions 99, 100, 123), not from the kernels: a piece is a dict, a piece set
+is a Python set, every closure is iterated literally until nothing changes, boxes are
+compared as exact rational rectangles.
 
 The only thing borrowed from the project is the stream (``minegen.rng.Pcg32``), wrapped in
 ``Stream`` so that a test can count the bounded draws.
 
 Readings this twin takes (each checked against the kernels):
-- §6.2 pass 1 makes at most one pick per category ("first draw at least one element per
-  category"; §12: "one pick per category in enum order"), skipping empty categories.
-- §8.1 step 3 draws per layer: the layer's anchor draws, then its pieces' offsets, then the
-  next layer.
+- pass 1 (docs/tile-draw-protocol.md §4) makes at most one pick per category (05 §9.2:
+  "first draw at least one element per category"; tile-draw-protocol §7: "one pick per
+  category in enum order"), skipping empty categories.
+- tile-draw-protocol §5 step 3 draws per layer: the layer's anchor draws, then its pieces'
+  offsets, then the next layer.
 - V4 fails for an element with no piece at all (no piece of it is near the surface).
 """
 
@@ -20,7 +22,7 @@ from fractions import Fraction
 
 from minegen.rng import Pcg32
 
-LAYOUT_SEQ = 1442695040888963407  # brief §9.2: initseq of the layout stream
+LAYOUT_SEQ = 1442695040888963407  # decision 101: initseq of the layout stream
 CATEGORY_ORDER = ("landmark", "food", "culture", "item", "nature")  # codes.Category order
 
 
@@ -36,7 +38,7 @@ class Stream:
         return self.rng.bounded(n)
 
 
-# ----------------------------------------------------------------------------- §6.2
+# ----------------------------------------------------------------------------- 05 §9.2
 
 def weighted_pick(stream: Stream, candidates: list[int], weights) -> int:
     if len(candidates) == 1:
@@ -67,7 +69,7 @@ def select_elements(stream: Stream, categories, weights, E: int) -> list[int]:
     return chosen
 
 
-# ----------------------------------------------------------------------------- §8.1
+# ----------------------------------------------------------------------------- decision 100
 
 def draw_layout(stream: Stream, ppe, layer_counts, anchors, jitter: int, rot_max: int,
                 pitch: int) -> list[dict]:
@@ -96,7 +98,7 @@ def draw_layout(stream: Stream, ppe, layer_counts, anchors, jitter: int, rot_max
     return pieces
 
 
-# ----------------------------------------------------------------------------- §5.2
+# ----------------------------------------------------------------------------- 05 §6.2
 
 def rect_intersection(a, b):
     """Half-open rectangles (x0, y0, x1, y1); None when the intersection is empty."""
@@ -108,7 +110,7 @@ def rect_intersection(a, b):
 
 
 def box_occludes(ax, ay, bx, by, size) -> bool:
-    """The geometric part of §5.2 (the layer condition is the caller's)."""
+    """The geometric part of 05 §6.2 (the layer condition is the caller's)."""
     a = (ax, ay, ax + size, ay + size)
     b = (bx, by, bx + size, by + size)
     inter = rect_intersection(a, b)
@@ -144,7 +146,7 @@ def clickable(occ: list[set[int]]) -> set[int]:
     return {p for p in range(len(occ)) if not occ[p]}
 
 
-# ----------------------------------------------------------------------------- §8.2, §8.3
+# ----------------------------------------------------------------------------- 05 §10.2, §11.2
 
 def self_uncovering(occ, mine: set[int]) -> set[int]:
     K: set[int] = set()
@@ -198,7 +200,7 @@ def layout_checks(pieces, occ, E, *, click_min_bp, level_id, near_depth, cluster
     return v
 
 
-# ----------------------------------------------------------------------------- §18
+# ----------------------------------------------------------------------------- decision 123
 
 def layout_defect(pieces, occ, layer_counts, *, size, grid_w, grid_h, lane_xs, lane_y) -> int:
     """First violated invariant as its codes.Defect value (0 = none)."""

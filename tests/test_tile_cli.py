@@ -24,13 +24,13 @@ from tilegen.generate import plan_for
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TABLES = ROOT / "tables" / "tilematch"
 BROKEN = ROOT / "tests" / "fixtures" / "tilematch" / "many_errors"
-PRODUCTION_ID = "beijing-1-14323768753098000001"  # brief §12
-AUDIT_0_SEED = 11821669524437222257  # brief §12: derive_at("tilegen:beijing:1:1", 0)
+PRODUCTION_ID = "beijing-1-14323768753098000001"  # docs/tile-draw-protocol.md §7
+AUDIT_0_SEED = 11821669524437222257  # tile-draw-protocol §7: derive_at("tilegen:beijing:1:1", 0)
 FATAL = {"parse", "missing_field", "unknown_field", "type", "domain", "duplicate_key",
          "unknown_city", "duplicate_element_id", "category", "ppe_multiple_of_3", "ppe_length",
          "element_count_exceeds_city", "layers_exceed_distribution", "distribution",
          "footprint", "total_pieces_cap", "target_outside_band", "acceptance",
-         "piece_size_divisible_by_4"}  # brief §20.5
+         "piece_size_divisible_by_4"}  # decision 119
 
 
 @pytest.fixture(scope="session")

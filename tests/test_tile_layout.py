@@ -1,11 +1,11 @@
-"""tilegen layout kernels (``tilegen/_kernels/layout.py``) against the brief and their twins.
+"""tilegen layout kernels (``tilegen/_kernels/layout.py``) against the design and their twins.
 
-- §5.2 golden occlusion table (the pairwise predicate, the twin and ``build_graph``);
-- §12 draws per attempt (level 1: 17 + 18 + 54 = 89) and the stream position afterwards;
-- §6.2 element selection, §8.1 layout draws, graph, depth and V1-V5 held equal to
+- 05 §6.2 golden occlusion table (the pairwise predicate, the twin and ``build_graph``);
+- decision 100 draws per attempt (level 1: 17 + 18 + 54 = 89) and the stream position afterwards;
+- decision 99 element selection, decision 100 layout draws, graph, depth and V1-V5 held equal to
   ``tests/naive_tile_layout.py`` on hypothesis-drawn small boards and on the six reference
   presets with random seeds (plans built directly from ``tilegen.plan`` dataclasses);
-- §18 invariants: drawn boards have none; each defect is reported by its code;
+- decision 123 invariants: drawn boards have none; each defect is reported by its code;
 - no kernel writes to an input it does not own.
 
 Hypothesis is derandomized (tests/conftest.py), so a failure replays.
@@ -38,7 +38,7 @@ U64 = st.integers(0, 2**64 - 1)
 
 # ----------------------------------------------------------------------------- plans
 
-# the six reference presets (brief §3.2, §7.2, §13.1): E, ppe, layers, density, n_l, clickable
+# the six reference presets (decision 120, A-18, 05 §15.1): E, ppe, layers, density, n_l, clickable
 PRESETS = {
     1: (6, (3,) * 6, 2, "low", (10, 8), 3800),
     2: (7, (3,) * 7, 2, "low", (11, 10), 3500),
@@ -52,7 +52,7 @@ COLS, ROWS, PITCH, JITTER, ROT, PIECE = 7, 8, 56, 8, 5, 64
 
 
 def footprint(n_max: int, occupancy=(2, 5)) -> tuple[int, int, int, int]:
-    """Brief §4.3 window rule, rho = 0.40 as an exact fraction."""
+    """A-13 window rule (decision 97), rho = 0.40 as an exact fraction."""
     need = math.ceil(n_max * occupancy[1] / occupancy[0])
     wc = wr = 1
     while wc * wr < need:
@@ -140,7 +140,7 @@ def assert_lay_equal(lay, v):
     assert got == {k: int(v[k]) for k in got}
 
 
-# ----------------------------------------------------------------------------- §5.2 golden
+# ----------------------------------------------------------------------------- 05 §6.2 golden
 
 GOLDEN = [((48, 0), False), ((40, 0), True), ((40, 40), False), ((32, 32), True),
           ((0, 52), False)]
@@ -157,13 +157,13 @@ def test_golden_occlusion_table(a, edge):
     assert K.build_graph(board, 2, 64, occ) == int(edge)
     assert occ.tolist() == [2 if edge else 0, 0]
     assert board[:, B.DEPTH].tolist() == [int(edge), 0]
-    board[1, B.LAYER] = 1  # same layer: never an edge (§5.2 condition 1)
+    board[1, B.LAYER] = 1  # same layer: never an edge (05 §6.2 condition 1)
     assert K.build_graph(board, 2, 64, occ) == 0
 
 
 def test_area_threshold_is_inclusive():
     """5 * area(I) = w * h exactly (size 20: overlap 10 x 8 = 80 = 400 / 5) is an edge;
-    one unit less is not (the §5.2 '>= 0.2', not [03]'s '> 20 %')."""
+    one unit less is not (05 §6.2's '>= 0.2', not [03]'s '> 20 %')."""
     for occ_case in (K.occludes, naive.box_occludes):
         assert occ_case(10, 12, 0, 0, 20) is True
         assert occ_case(10, 13, 0, 0, 20) is False  # 10 x 7 = 70 < 80
@@ -207,7 +207,7 @@ def test_depth_of_a_stack_and_geometry_defaults():
 
 # ----------------------------------------------------------------------------- draws
 
-def test_level_1_draws_89_per_attempt_in_brief_order():
+def test_level_1_draws_89_per_attempt_in_protocol_order():
     plan = make_plan(1)
     ki = plan.kernel_inputs()
     seed = plan.production_seed
@@ -265,7 +265,7 @@ def test_selection_equals_twin(data, seed):
     assert sel.tolist() == want
     assert s.tolist() == twin.rng.state.tolist()
     assert cat_a.tolist() == cats and w_a.tolist() == weights
-    if E >= len(set(cats)):  # brief §6.2 asserted invariant: every category represented
+    if E >= len(set(cats)):  # asserted invariant (decision 123): every category represented
         assert {cats[i] for i in want} == set(cats)
 
 
@@ -342,7 +342,7 @@ def test_graph_and_checks_equal_twin_on_small_boards(case):
     assert lay[V.FIRST_FAIL] in {r.value for r in Reason if r <= Reason.SAME_LAYER_CLUSTER}
 
 
-# ----------------------------------------------------------------------------- §18
+# ----------------------------------------------------------------------------- decision 123
 
 def drawn_level_1(seed=7):
     ki = make_plan(1).kernel_inputs()

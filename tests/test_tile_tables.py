@@ -1,5 +1,5 @@
 """tilegen tables: the default root, every fatal category (all at once), warnings, exact
-geometry goldens (brief §4.3, §4.4, §7.2), row snapshots and vary (brief §20.5, §12)."""
+geometry goldens (A-13, A-15, A-18), row snapshots and vary (05 §16; tile-draw-protocol §7)."""
 
 from __future__ import annotations
 

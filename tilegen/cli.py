@@ -3,7 +3,7 @@
 Each command is a small function over the library. ``command`` turns MinegenError (bad
 tables, bad options) into a message on stderr and exit code 2; argument errors are one
 line too (``Parser.error``): users never see a traceback for bad input. A DefectError is
-*not* caught: a broken generator invariant must fail loudly (brief §18).
+*not* caught: a broken generator invariant must fail loudly (decision 123).
 """
 
 from __future__ import annotations

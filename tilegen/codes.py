@@ -35,7 +35,7 @@ DENSITIES = ("low", "medium", "medium_high", "high")
 
 
 class Exit(IntEnum):
-    """How the returned attempt was chosen (brief §6.1)."""
+    """How the returned attempt was chosen (05 §8; decision 106)."""
 
     MET = 0  # first attempt passing V1-V5 and the gates
     FAILED_GATES = 1  # none met, some passed V1-V5: smallest gate distance, earliest on ties
@@ -64,7 +64,7 @@ N_V_CHECKS = 5  # Reason 1..5 are the layout checks V1..V5
 
 
 class Strategy(IntEnum):
-    """The three scripted players (05 §13.1, brief §11.1)."""
+    """The three scripted players (05 §13.1, A-4)."""
 
     MATCH_FIRST = 0
     SLOT_BUILD = 1
@@ -80,7 +80,7 @@ class Mode(IntEnum):
 
 
 class SlotRule(IntEnum):
-    """When the slot is lost (brief §10.1, A-1)."""
+    """When the slot is lost (05 §14.1, A-1)."""
 
     BLOCK_AT_FULL = 0  # at 7 only a triple-completing click is legal
     LOSE_ON_FULL = 1  # legal: slot count < 6, or the click completes a triple
@@ -99,7 +99,7 @@ TOOL_NAMES = ("remove", "shuffle", "undo")
 
 
 class Solvable(IntEnum):
-    """Result of the exhaustive tool-free search (brief §11.5)."""
+    """Result of the exhaustive tool-free search (decision 108)."""
 
     NO = 0
     YES = 1
@@ -173,7 +173,7 @@ N_B = len(B)
 
 
 class V(IntEnum):
-    """Slots of the layout-check vector ``lay[N_V]`` (int64) of one attempt (brief §8.2-8.3)."""
+    """Slots of the layout-check vector ``lay[N_V]`` (int64) of one attempt (05 §10.2, §11.2)."""
 
     CLICKABLE = 0  # |C0|
     CHAINS = 1  # elements whose self-uncovering closure reaches 3 pieces
@@ -194,7 +194,7 @@ N_V = len(V)
 
 class S(IntEnum):
     """Slots of the simulation stats vector ``stats[N_S]`` (int64) of one attempt: 3R
-    tool-free and 3R tool-assisted runs (brief §11). Slots marked (diag) are filled only
+    tool-free and 3R tool-assisted runs (05 §13, A-5). Slots marked (diag) are filled only
     when ``diagnose`` is true (else 0): they need the exhaustive search."""
 
     TF_WINS = 0
@@ -288,7 +288,7 @@ N_R = len(R)
 
 
 class Defect(IntEnum):
-    """Invariant violations a kernel reports (brief §18); the front door raises."""
+    """Invariant violations a kernel reports (decision 123); the front door raises."""
 
     NONE = 0
     LAYER_COUNTS = 1

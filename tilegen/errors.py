@@ -12,7 +12,7 @@ from .codes import Defect
 __all__ = ["DefectError", "Diagnostic", "MinegenError", "TableError", "raise_defect"]
 
 _MEANING = {
-    Defect.LAYER_COUNTS: "layer counts differ from the row's counts (brief §7.2)",
+    Defect.LAYER_COUNTS: "layer counts differ from the row's counts (A-18)",
     Defect.TWO_ON_ONE_ANCHOR: "two pieces on one anchor of one layer",
     Defect.BOX_OUTSIDE_GRID: "a piece box outside the grid rectangle",
     Defect.BOX_ON_LANE: "a piece box intersects a return lane",

@@ -1,9 +1,9 @@
-"""The per-board front door (05 §18, brief §16): typed values in, typed values out.
+"""The per-board front door (05 §18, decision 122): typed values in, typed values out.
 
 ``generate_board`` runs the very kernel the batch path runs (``batch.run_seeds`` with one
 seed), so a board and its record are the same whichever path made them. The board is always
 returned, with ``ok = (exit == "met")``, the failure reason and the attempts used: whether to
-ship it is the caller's decision (brief §6.1, A-28).
+ship it is the caller's decision (05 §8, A-28).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Board:
 @dataclass(frozen=True)
 class GenerationResult:
     board: Board
-    record: dict  # the metric record (brief §20.2), one value per field
+    record: dict  # the metric record (docs/tilegen.md, The record), one value per field
     exit: str  # met | failed_gates | failed_layout
     ok: bool
     failure_reason: str  # none | clickable_ratio | ... | tool_assist_low
@@ -213,7 +213,7 @@ def rebuild_graph_after_shuffle(board: Board) -> dict[str, list[str]]:
 
 def rebuild_graph_after_undo(board: Board) -> dict[str, list[str]]:
     """Undo lands a piece on a return lane, outside the grid: it has no edge, so the graph
-    of the pieces in the grid is unchanged (brief §4.4)."""
+    of the pieces in the grid is unchanged (05 §5.2, A-15)."""
     return board.overlap_graph
 
 

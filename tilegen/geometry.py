@@ -1,11 +1,11 @@
-"""Exact geometry of one row: layer counts, footprint window, grid and lanes (brief §4, §7).
+"""Exact geometry of one row: layer counts, footprint window, grid and lanes (05 §5, §10.1).
 
 Pure functions over ints and decimal strings; no floating point anywhere. A decimal
 (a layer share, the occupancy) is written in the tables as a plain string such as
 ``"0.40"`` and read here as an exact ``Fraction``, so a port that follows these rules
 (integers and rationals only) reproduces every count bit for bit.
 
-Board space (brief §4.2): integer board units, origin top-left, y downward; the board
+Board space (A-11): integer board units, origin top-left, y downward; the board
 rectangle is the stacking grid plus the lane strip below it.
 """
 
@@ -41,7 +41,7 @@ def _share(value: str | Fraction | Decimal | int) -> Fraction:
 
 
 def layer_counts(total: int, shares: list[str]) -> list[int]:
-    """Pieces per layer, bottom first (05 §10.1, brief §7.2, A-18).
+    """Pieces per layer, bottom first (05 §10.1, A-18).
 
     Exact largest remainder: quota ``q_l = total·d_l / Σd``; ``n_l = floor(q_l)``; the
     ``total − Σ n_l`` pieces left go one each to the layers with the largest fractional
@@ -62,7 +62,7 @@ def layer_counts(total: int, shares: list[str]) -> list[int]:
 
 
 def footprint_anchors(n_max: int, occupancy: str) -> int:
-    """``m_anchors = ceil(n_max / ρ)`` on the exact rational ρ (brief §4.3, A-13)."""
+    """``m_anchors = ceil(n_max / ρ)`` on the exact rational ρ (A-13)."""
     rho = _share(occupancy)
     if rho <= 0:
         raise ValueError(f"occupancy must be > 0, got {occupancy!r}")
@@ -72,7 +72,7 @@ def footprint_anchors(n_max: int, occupancy: str) -> int:
 def footprint_window(n_max: int, occupancy: str, cols: int,
                      rows: int) -> tuple[int, int, int, int] | None:
     """The centred footprint sub-rectangle ``(c0, r0, wc, wr)`` of the anchor grid
-    (brief §4.3, A-13), or ``None`` when ``m_anchors > cols·rows`` (load-time fatal,
+    (A-13, decision 97), or ``None`` when ``m_anchors > cols·rows`` (load-time fatal,
     category ``footprint``).
 
     Start ``wc = wr = 1``; while ``wc·wr < m_anchors``: if ``wc ≤ wr`` and ``wc < cols``
@@ -96,7 +96,7 @@ def footprint_window(n_max: int, occupancy: str, cols: int,
 
 def grid_size(cols: int, rows: int, pitch: int, jitter: int, piece: int) -> tuple[int, int]:
     """``(W_g, H_g)`` with margin ``m = jitter``: ``W_g = 2m + (cols − 1)·pitch + piece``
-    (brief §4.3). Defaults: 416 × 472."""
+    (A-12, A-14). Defaults: 416 × 472."""
     return (2 * jitter + (cols - 1) * pitch + piece, 2 * jitter + (rows - 1) * pitch + piece)
 
 
@@ -107,7 +107,7 @@ def lane_strip_width(count: int, lane_pitch: int, piece: int) -> int:
 
 def lanes(grid_w: int, grid_h: int, piece: int, count: int, lane_pitch: int,
           gap: int) -> tuple[tuple[int, ...], int]:
-    """Return-lane boxes (brief §4.4, A-15): ``(x_0 … x_{K−1}, lane_y)``, each box
+    """Return-lane boxes (05 §5.2, A-15): ``(x_0 … x_{K−1}, lane_y)``, each box
     ``piece × piece``. ``lane_y = H_g + gap``; the strip is centred under the grid,
     ``x_k = (W_g − strip) // 2 + k·lane_pitch``. Defaults: x = 104, 176, 248; y = 480.
     The loader guarantees ``strip ≤ W_g`` and ``lane_pitch ≥ piece``."""

@@ -21,7 +21,7 @@ STREAM_PREFIX = "tilegen:"
 
 @dataclass(frozen=True)
 class Geometry:
-    """layout.toml plus what follows from it for one row (brief §4.3, §4.4)."""
+    """layout.toml plus what follows from it for one row (05 §5.1, §5.2; A-12 … A-15)."""
 
     piece_size: int
     grid_cols: int
@@ -60,7 +60,7 @@ class Gates:
 
 @dataclass(frozen=True)
 class Rules:
-    """rules.toml (provisional simulation settings, brief §20.5)."""
+    """rules.toml (provisional simulation settings, docs/tilegen.md, Tables)."""
 
     runs_per_strategy: int
     slot_rule: str  # SLOT_RULE_NAMES
@@ -85,7 +85,7 @@ class TilePlan:
     pieces_per_element_text: str  # canonical: "3" or "3,3,3,3,3,6,3,3,3,3"
     layers: int
     layer_distribution: tuple[str, ...]  # shares used, bottom first, before normalising
-    layer_counts: tuple[int, ...]  # n_l bottom -> top (brief §7.2)
+    layer_counts: tuple[int, ...]  # n_l bottom -> top (A-18)
     target_pass_rate: float
     target_duration_sec: tuple[int, int] | None
     city_elements: tuple[str, ...]  # the city's element ids, sorted by code point
@@ -95,7 +95,7 @@ class TilePlan:
     gates: Gates
     rules: Rules
 
-    # ---- identity and seeds (brief §9.1)
+    # ---- identity and seeds (05 §12.1)
     @property
     def key(self) -> tuple[str, int, int]:
         return self.city_id, self.level_id, self.revision

@@ -1,4 +1,5 @@
-"""The per-board metric record of tilegen (brief §20.2): one flat, typed row per board.
+"""The per-board metric record of tilegen (docs/tilegen.md, The record): one flat, typed row
+per board.
 
 ``columns`` turns the kernel's int64 block (``codes.R`` order) plus the row snapshot into
 numpy columns. The per-board API and the batch path both go through it, so a board's record
@@ -19,7 +20,7 @@ from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SLOT_RULE_NAMES, S
                     Solvable)
 from .plan import TilePlan
 
-METRIC_VERSION = 1  # brief §20.1: bump when strategies, tools, slot rule, search or metrics change
+METRIC_VERSION = 1  # decision 115: bump when strategies, tools, slot rule, search or metrics change
 GENERATOR_VERSION = "tilegen-0.1.0"
 RECORD_SCHEMA_VERSION = 1
 MAX_LAYERS = 4  # n_layer_1 .. n_layer_4 (the longest density distribution)

@@ -41,7 +41,7 @@ EXIT_WORDS = {
 
 
 def reason_words(reason: str, plan) -> str:
-    """The failing check of a returned board in words (brief §8.2-8.3, §13.1)."""
+    """The failing check of a returned board in words (05 §10.2, §11.2, §15.1)."""
     r = plan.rules
     return {
         "none": "none",

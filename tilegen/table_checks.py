@@ -85,26 +85,26 @@ def layout_rules(ok: dict, out: Collector) -> None:
     lanes = ok.get("lanes", {})
     if "piece_size" in ok and ok["piece_size"] % 4:
         out.add("piece_size_divisible_by_4", LAYOUT_FILE, "-", "piece_size",
-                tm.show(ok["piece_size"]), "piece_size must be divisible by 4 (brief §3.3)")
+                tm.show(ok["piece_size"]), "piece_size must be divisible by 4 (decision 119)")
     if has(ok, "pitch", "jitter", "piece_size") \
             and ok["pitch"] > ok["piece_size"] + 2 * ok["jitter"]:
         out.add("domain", LAYOUT_FILE, "-", "pitch", tm.show(ok["pitch"]),
-                "pitch must be in (0, piece_size + 2*jitter] (brief §4.3)")
+                "pitch must be in (0, piece_size + 2*jitter] (A-12)")
     if "piece_size" in ok and "pitch" in lanes and lanes["pitch"] < ok["piece_size"]:
         out.add("domain", LAYOUT_FILE, "-", "lanes.pitch", tm.show(lanes["pitch"]),
-                "lanes.pitch must be >= piece_size (lane boxes never overlap, brief §4.4)")
+                "lanes.pitch must be >= piece_size (lane boxes never overlap, A-15)")
     if has(ok, "grid_cols", "pitch", "jitter", "piece_size") and has(lanes, "count", "pitch"):
         width = grid_size(ok["grid_cols"], 1, ok["pitch"], ok["jitter"], ok["piece_size"])[0]
         strip = lane_strip_width(lanes["count"], lanes["pitch"], ok["piece_size"])
         if strip > width:
             out.add("domain", LAYOUT_FILE, "-", "lanes.count", tm.show(lanes["count"]),
-                    f"the lane strip ({strip}) must fit the grid width ({width}) (brief §4.4)")
+                    f"the lane strip ({strip}) must fit the grid width ({width}) (A-15)")
 
 
 # --------------------------------------------------------------------- acceptance.toml
 
 def acceptance_row(raw: dict, pos: int, out: Collector):
-    """One [[levels]] row (05 §15.1, brief §13.1): (level, label, band in basis points,
+    """One [[levels]] row (05 §15.1, A-25): (level, label, band in basis points,
     Gates); level / band / Gates are None when unknown or broken."""
     ok, problems = tm.check_fields(raw, tm.ACCEPTANCE_FIELDS)
     problems = [(f, v, "acceptance" if c == "domain" else c, r) for f, v, c, r in problems]
@@ -120,7 +120,7 @@ def acceptance_row(raw: dict, pos: int, out: Collector):
             ok.pop(name)
     if has(ok, "tool_free_min", "tool_free_max") and ok["tool_free_max"] < ok["tool_free_min"]:
         out.add("acceptance", ACCEPTANCE_FILE, label, "tool_free_max", tm.show(ok["tool_free_max"]),
-                "0 < tool_free_min <= tool_free_max <= 1 (brief §13.1)")
+                "0 < tool_free_min <= tool_free_max <= 1 (05 §15.1, A-25)")
         bad = True
     band = None
     if "tool_free_min" in ok and not bad:
@@ -188,12 +188,12 @@ def row_rules(ok: dict, label: str, ctx: Context, out: Collector) -> None:
     counts = layer_counts(total, list(shares)) if total is not None and shares else None
     if counts is not None and min(counts) == 0:
         add("distribution", "layers", layers, f"every layer must get >= 1 piece; the shares "
-            f"{', '.join(shares)} give {counts} of {total} (brief §7.2)")
+            f"{', '.join(shares)} give {counts} of {total} (A-18)")
     if counts is not None and ctx.grid is not None:
         cols, rows, occupancy = ctx.grid
         if footprint_window(max(counts), occupancy, cols, rows) is None:
             add("footprint", "layer_counts", counts, f"ceil(n_max / occupancy) anchors for "
-                f"n_max = {max(counts)} exceed the {cols} x {rows} grid (brief §4.3)")
+                f"n_max = {max(counts)} exceed the {cols} x {rows} grid (A-13)")
     band = ctx.bands.get(ok["level_id"]) if "level_id" in ok else None
     if band is not None and "target_pass_rate" in ok:
         if not band[0] <= dec(ok["target_pass_rate"]) * BP <= band[1]:
@@ -207,7 +207,7 @@ def check_row(raw: dict, pos: int, ctx: Context, out: Collector):
     n0 = out.errors()
     ok, problems = tm.check_fields(raw, tm.PRESET_FIELDS)
     if "revision" not in raw:
-        ok["revision"] = 1  # brief §3.1 default
+        ok["revision"] = 1  # default 1 (A-26)
     key = (ok["city_id"], ok["level_id"], ok["revision"]) \
         if has(ok, "city_id", "level_id", "revision") else None
     label = ":".join(map(str, key)) if key else f"#{pos}"
@@ -228,7 +228,7 @@ def check_row(raw: dict, pos: int, ctx: Context, out: Collector):
 # ------------------------------------------------------------------------ content (04)
 
 def content_warnings(ctx: Context, cats: dict, keys, out: Collector) -> None:
-    """doc 04's content rules (brief §17): reported, not fatal."""
+    """doc 04's content rules (05 §19): reported, not fatal."""
     lo, hi = tm.CITY_ELEMENTS
     for city in sorted(ctx.cities):
         name, size = f"{CITIES_DIR}/{city}.toml", ctx.cities[city]

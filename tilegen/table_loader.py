@@ -1,5 +1,5 @@
 """Load and validate a tile-match table root: collect every diagnostic, then fail once
-(brief §20.5; house style of ``minegen.table_loader``).
+(decision 119; house style of ``minegen.table_loader``).
 
 A table root (default ``tables/tilematch/``) holds ``cities/<city_id>.toml`` (one file per
 city: ``[city]`` and ``[[elements]]``), ``presets.toml`` (``[[rows]]``, key
@@ -11,7 +11,7 @@ builds the rows and the row snapshots (``plans``), and re-exports the file names
 Contract: ``load_tables`` never stops at the first finding and never lets a traceback
 escape for malformed input; every finding is a ``Diagnostic`` whose ``file`` is relative
 to the root (``cities/seoul.toml``). Any error raises one ``TableError`` carrying all of
-them; warnings (doc 04's content rules, brief §17; element_count < 5, A-34) ride along in
+them; warnings (doc 04's content rules, 05 §19; element_count < 5, A-34) ride along in
 ``Catalog.warnings``. Row labels: ``"beijing:1:1"`` for a preset row, the element id for
 a city element, the level id for an acceptance row, the class name for a density class,
 ``"#n"`` (1-based position) when the key itself is broken, ``"-"`` for file-level findings.
@@ -37,7 +37,7 @@ from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DENSITY_FILE, LAYOUT_FIL
                            RULES_FILE)
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables" / "tilematch"
-# preset fields a sweep / tune may vary one at a time (05 §16 ladder, brief §14)
+# preset fields a sweep / tune may vary one at a time (05 §16 ladder, decision 118)
 VARY_FIELDS = ("element_count", "layers", "density", "pieces_per_element",
                "layer_distribution", "target_pass_rate")
 
@@ -195,7 +195,7 @@ def _load_density(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict:
 
 
 def _load_layout(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> tm.Layout | None:
-    """layout.toml (brief §4.3, §4.4): field domains, then ``table_checks.layout_rules``."""
+    """layout.toml (A-12 … A-15): field domains, then ``table_checks.layout_rules``."""
     if doc is None:
         return None
     n0 = out.errors()
@@ -236,7 +236,7 @@ def _load_acceptance(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> di
 
 
 def _load_rules(doc: dict | None, out: tc.Collector) -> Rules | None:
-    """rules.toml (brief §20.5): provisional simulation settings."""
+    """rules.toml (docs/tilegen.md, Tables): provisional simulation settings."""
     if doc is None:
         return None
     ok, problems = tm.check_fields(doc, tm.RULES_FIELDS)
@@ -317,7 +317,7 @@ def collect_diagnostics(root: str | os.PathLike | None = None) -> list[Diagnosti
 
 
 def load_tables(root: str | os.PathLike | None = None) -> tm.Catalog:
-    """Load and validate a table root (default ``tables/tilematch/``), brief §20.5.
+    """Load and validate a table root (default ``tables/tilematch/``), decision 119.
 
     Raises ``TableError`` carrying *all* diagnostics (errors and warnings) if any is an
     error; else returns the ``Catalog`` (presets sorted by key, cities by id).
@@ -351,7 +351,7 @@ def _as_key(key) -> tuple[str, int, int]:
 
 
 def _plan(catalog: tm.Catalog, row: tm.PresetRow) -> TilePlan:
-    """The frozen row snapshot of one valid preset row (05 §8 inputs, brief §3, §7)."""
+    """The frozen row snapshot of one valid preset row (05 §8 inputs, §4, §10.1)."""
     city = catalog.city(row.city_id)
     ppe = row.pieces_per_element
     expanded = (ppe,) * row.element_count if isinstance(ppe, int) else tuple(ppe)

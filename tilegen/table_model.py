@@ -1,5 +1,5 @@
-"""Typed rows of the tile-match tables and the domain of every field (brief §3, §4.3,
-§13.1, §20.5).
+"""Typed rows of the tile-match tables and the domain of every field (05 §4,
+§5.1, §15.1; docs/tilegen.md, Tables).
 
 Two layers, as ``minegen.table_checks``: ``check(spec, value)`` judges one field on its
 own (TOML type, then domain) and answers ``(category, rule)``; ``table_checks`` runs the
@@ -24,16 +24,16 @@ from .codes import CATEGORY_NAMES, DENSITIES, SLOT_RULE_NAMES, TOOL_NAMES
 from .geometry import parse_decimal
 from .plan import Gates, Rules
 
-ID_RE = re.compile(r"[a-z][a-z0-9_]*")  # cityId / element id (04 id rule, brief §3.1)
+ID_RE = re.compile(r"[a-z][a-z0-9_]*")  # cityId / element id (04 id rule, 05 §4.1)
 RARITIES = ("core", "accent")  # 04 ElementSpec.rarity
 LEVELS = (1, 2, 3, 4, 5, 6)  # a city has exactly six base levels (04; 05 §15.1)
-MAX_LAYERS = 4  # the record carries n_layer_1 .. n_layer_4 (brief §20.2)
+MAX_LAYERS = 4  # the record carries n_layer_1 .. n_layer_4 (decision 111)
 INT_CAP = 2**31 - 1  # every table int must fit the kernels' int32 arrays
 WEIGHT_SUM_CAP = 2**32 - 1  # the weighted pick draws bounded(Σ weights), a uint32 bound
 SHARE_DECIMALS = 4  # acceptance shares become basis points (codes.BP)
 MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not a dump)
 
-# doc 04 content rules, checked as warnings (brief §17)
+# doc 04 content rules, checked as warnings (05 §19)
 CITY_ELEMENTS = (12, 15)
 CATEGORY_MINIMA = {"landmark": 2, "food": 3, "culture": 2, "item": 2, "nature": 2}
 ELEMENT_COUNT_WARN = 5  # below: cannot cover the five categories (A-34)
@@ -288,7 +288,7 @@ class PresetRow:
 
 @dataclass(frozen=True)
 class Layout:
-    """layout.toml (brief §4.3, provisional)."""
+    """layout.toml (A-12 … A-14, provisional)."""
 
     piece_size: int
     grid_cols: int

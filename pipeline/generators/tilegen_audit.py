@@ -1,4 +1,5 @@
-"""tilegen behind the generator interface: the audit of the tile-match presets (brief §20).
+"""tilegen behind the generator interface: the audit of the tile-match presets
+(docs/tilegen.md, The audit).
 
 Rows are (city_id, level_id, revision); each row runs its production board (seed_index
 -1, seed FNV-1a-64("city:level:revision"), ``first_index = -1``) and N audit boards

@@ -1,7 +1,7 @@
-"""tilegen's report sections (brief §20.4): the failing rows in words (``tilegen_drill``),
-one chart per city, report C (per-row percentiles) and diagnostics D (attempts, p and the Q
-risk, reject shares, exits and failure reasons, the production boards), the rule variants
-and the advisory lines.
+"""tilegen's report sections (docs/tilegen.md, The audit): the failing rows in words
+(``tilegen_drill``), one chart per city, report C (per-row percentiles) and diagnostics D
+(attempts, p and the Q risk, reject shares, exits and failure reasons, the production
+boards), the rule variants and the advisory lines.
 
 Charts per city (ids ``plot-tilegen-<what>-<city>``): tool-free pass rate p10/p50/p90 of
 the returned (accepted) boards and of the raw draws against level, with the level's 15.1

@@ -1,4 +1,4 @@
-"""How tilegen rows are tuned: the 05 §16 ladder (brief §14), the candidate values of each
+"""How tilegen rows are tuned: the 05 §16 ladder (decision 118), the candidate values of each
 rung, and writing a proposed table root (the change plus ``revision += 1``).
 
 Ladder, in this order: 1. density one class down; 2. layers - 1; 3. element_count - 1

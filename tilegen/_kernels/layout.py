@@ -1,9 +1,9 @@
-"""Layout kernels of one tile-match board: element selection (brief §6.2), the layout draws
-of one attempt (§8.1), the overlap graph with depths (§5.2), the layout checks V1-V5
-(§8.2, §8.3) and the board invariants (§18).
+"""Layout kernels of one tile-match board: element selection (05 §9.2), the layout draws
+of one attempt (05 §11.1), the overlap graph with depths (05 §6.2), the layout checks V1-V5
+(05 §10.2, §11.2) and the board invariants (decision 123).
 
 Every draw is taken from the layout stream ``st`` (``uint64[2]``, minegen's PCG32) in the
-order of brief §8.1 / docs/tile-draw-protocol.md; nothing else here draws. Boards are
+order of decisions 99-100 / docs/tile-draw-protocol.md; nothing else here draws. Boards are
 ``int32[T, N_B]`` arrays named by ``codes.B``, parameters ``prm`` by ``codes.P``, the check
 vector by ``codes.V``; no slot is indexed by a bare number.
 
@@ -82,7 +82,7 @@ def _pick(st, city_cat, city_weight, cat, sel, k):
 
 @njit(cache=True, nogil=True)
 def select_elements(st, city_cat, city_weight, E, sel):
-    """Brief §6.2: sel[0:E] = city element indices in selection order.
+    """05 §9.2, decision 99: sel[0:E] = city element indices in selection order.
 
     Pass 1: one pick per category in Category order (landmark .. nature) while fewer than E
     are chosen; pass 2: picks among all remaining elements until E are chosen. Returns the
@@ -124,7 +124,7 @@ def _slot_store(board, base, m, pos, val):
 
 @njit(cache=True, nogil=True)
 def draw_layout(st, ppe, layer_counts, anchors, prm, board):
-    """One attempt's layout draws (brief §8.1), filling board[0:T] in piece order.
+    """One attempt's layout draws (05 §11.1, decision 100), filling board[0:T] in piece order.
 
     1. pool = selection index i repeated ppe[i] times; FY: for j < T-1, swap j, j+bounded(T-j);
     2. deal bottom-up: the first n_1 pieces are layer 1, ...;
@@ -181,7 +181,7 @@ def draw_layout(st, ppe, layer_counts, anchors, prm, board):
 
 @njit(cache=True, nogil=True)
 def occludes(ax, ay, bx, by, size):
-    """Brief §5.2 for boxes of one size (half-open, rotation ignored), layers aside: the
+    """05 §6.2 (A-16) for boxes of one size (half-open, rotation ignored), layers aside: the
     overlap I has positive area, OVERLAP_DEN * area(I) >= OVERLAP_NUM * size^2, and I meets
     B's centre zone [b + size/4, b + 3 size/4) on both axes with positive area."""
     x0 = max(ax, bx)
@@ -286,7 +286,7 @@ def _largest_group(board, T, pieces):
 
 @njit(cache=True, nogil=True)
 def layout_checks(board, occ, prm, E, lay):
-    """Brief §8.2-§8.3 on a board whose graph and depths ``build_graph`` filled: lay[V.*]."""
+    """05 §10.2, §11.2 on a board whose graph and depths ``build_graph`` filled: lay[V.*]."""
     T = prm[P.T]
     c0 = U0
     edges = 0
@@ -358,7 +358,7 @@ def layout_checks(board, occ, prm, E, lay):
 
 @njit(cache=True, nogil=True)
 def layout_defect(board, occ, prm, layer_counts, lane_xs):
-    """Brief §18 invariants of a drawn board and its graph; the first violated one as a
+    """The invariants (decision 123) of a drawn board and its graph; the first violated one as a
     ``Defect`` code in code order (Defect.NONE when all hold)."""
     T = prm[P.T]
     L = layer_counts.shape[0]
