@@ -288,3 +288,23 @@ def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path):
     assert [v["value"] for v in doc["values"]] == [2, 3, 4]
     assert doc["inputs"]["row_label"] == "alpha 2 r1"
     assert all(v["status"] == "ok" and "P" in v["lines"] for v in doc["values"])
+
+
+@pytest.mark.cluster
+def test_tune_through_the_cli(main_run, tables, tmp_path):
+    """The failing row's ladder tried with the audit's seeds; a change, if any, is a new
+    revision in a proposed table root that its own audit reads."""
+    p = cli("tune", "--generator", GEN, "--tables", tables["a"], "--n", str(N), "--workers",
+            "2", "--run", str(run_dir(main_run[1])), "--out", str(tmp_path))
+    assert p.returncode in (0, 1), p.stderr
+    folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
+    doc = json.loads((folder / "tune.json").read_text())
+    (row,) = doc["rows"]
+    assert row["label"] == "alpha 2 r1" and set(row["lines"]) >= {"P", "Q", "G-TF"}
+    assert {c["field"] for c in row["tried"]} >= {"density_class", "layers", "element_count"}
+    proposed = GENERATOR.load(str(folder / "tables"))
+    if row["change"]:
+        assert ("alpha", 2, 2) in proposed.keys() and ("alpha", 2, 1) not in proposed.keys()
+    else:
+        assert row["best"] and proposed.keys() == GENERATOR.load(tables["a"]).keys()
+    assert "alpha 2 r1" in (folder / "patch.md").read_text()
