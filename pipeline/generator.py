@@ -55,6 +55,8 @@ class Generator(Protocol):
     report_subdir: str  # under --out, before metric_v<k>/ ("" = --out itself)
     seed_rule: str  # one sentence: how board i of a row gets its stream seed
     max_boards: int | None  # largest N per row (None: no bound)
+    # optional: ``rules_doc`` (str, default "docs/design.md"), the repository document the
+    # report names as "the rules" of this generator
     # optional: ``record_schema_version`` (int, default 1), the version of the record's
     # column set; the manifest records it and diff says when two runs' sets differ
     # optional: ``first_index`` (int <= 0, default 0), the index of a row's first board.

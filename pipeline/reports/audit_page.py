@@ -42,6 +42,7 @@ class AuditDoc:
     tables: dict = field(default_factory=dict)  # the generator's side and run tables
     notes: list[str] = field(default_factory=list)  # the generator's advisory notes
     drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
+    rules_doc: str = "docs/design.md"  # the generator's rules (Generator.rules_doc)
 
     def key(self, r: dict) -> tuple:
         return tuple(r[k] for k in self.key_fields)
@@ -94,7 +95,7 @@ def _verdict(doc: AuditDoc) -> Section:
                            + ("; ".join(advisory) if advisory else "none") + "."))
     sec.blocks.append(Para("Marks in the tables: FAIL / bold = a hard line fails; warn / "
                            "italic = advisory warning; n/a = the line does not apply. Every "
-                           "term and code: docs/glossary.md; the rules: docs/design.md."))
+                           f"term and code: docs/glossary.md; the rules: {doc.rules_doc}."))
     return sec
 
 
@@ -210,4 +211,5 @@ def markdown(doc: AuditDoc, generator_sections: list[Section]) -> str:
 def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
     title, sections = document(doc, generator_sections)
     verdict = "PASS" if doc.ok else "FAIL"
-    return render.html(title, sections, badge=(verdict, verdict.lower()))
+    return render.html(title, sections, badge=(verdict, verdict.lower()),
+                       legend=render.legend(doc.rules_doc))

@@ -31,10 +31,15 @@ figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-
 .banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
 border-radius:.3rem}
 """
-LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
-          '<span class="warn">advisory warning</span><span class="na">n/a: does not '
-          "apply</span> · every term and code: docs/glossary.md; the rules: docs/design.md "
-          "(in the repository)</p>")
+def legend(rules_doc: str = "docs/design.md") -> str:
+    """The audit page's legend line; ``rules_doc`` is the generator's rules document."""
+    return ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
+            '<span class="warn">advisory warning</span><span class="na">n/a: does not '
+            f"apply</span> · every term and code: docs/glossary.md; the rules: {rules_doc} "
+            "(in the repository)</p>")
+
+
+LEGEND = legend()
 
 # ----------------------------------------------------------------------------- Markdown
 
@@ -152,5 +157,5 @@ def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None =
     return "\n".join(out) + "\n"
 
 
-__all__ = ["BETTER", "CSS", "LEGEND", "h", "html", "html_sections", "markdown", "md_escape",
+__all__ = ["BETTER", "CSS", "LEGEND", "h", "html", "legend", "html_sections", "markdown", "md_escape",
            "md_sections", "md_table"]
