@@ -177,6 +177,16 @@ def test_tune_ladder_and_patch(tables, tmp_path):
     assert varied.density == "medium_high" and varied.key == plan.key
     assert GENERATOR.vary(cat, ("alpha", 2, 1), "density_class", 9)[0] is None
     assert tilegen_tune.current(plan, "density_class") == 3
+    # a list of pieces per element follows element_count (cut, or lengthened by 3s)
+    listed = write_root(tmp_path / "listed", rows=[("alpha", 2, 1, 4, "[3, 6, 3, 3]", 2,
+                                                    "low", 0.90)])
+    cat = GENERATOR.load(listed)
+    for e, text in ((3, "3,6,3"), (5, "3,6,3,3,3")):
+        varied, _ = GENERATOR.vary(cat, ("alpha", 2, 1), "element_count", e)
+        assert varied.pieces_per_element_text == text and varied.key == ("alpha", 2, 1)
+    GENERATOR.patch_tables(cat, tmp_path / "listed2", {("alpha", 2, 1): {"element_count": 3}})
+    assert GENERATOR.load(str(tmp_path / "listed2")).preset(
+        ("alpha", 2, 2)).pieces_per_element == (3, 6, 3)
 
 
 # ----------------------------------------------------------------- on a cluster

@@ -18,7 +18,7 @@ import polars as pl
 
 from minegen.errors import MinegenError
 from tilegen import record as tile_record
-from tilegen.codes import DENSITIES, EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
+from tilegen.codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from tilegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 
 from ..analysis.lines import Line
@@ -62,6 +62,7 @@ class TilegenAudit:
     generator_version = GENERATOR_VERSION
     record_schema_version = tile_record.RECORD_SCHEMA_VERSION
     report_subdir = "tilegen"
+    rules_doc = "docs/tilegen.md"  # the rules the report points designers to
     seed_rule = ("production board (seed_index -1): FNV-1a-64('city:level:revision'); audit "
                  "board i: derive_at('tilegen:city:level:revision', i)")
     max_boards = None
@@ -307,14 +308,7 @@ class TilegenAudit:
     def vary(self, catalog, key, field: str, value: Any):
         """The row ``key`` with ``field`` = ``value``, validated as the loader would; the
         plan keeps the key, so its seeds (production and audit) are the audit's."""
-        from tilegen.table_loader import vary
-
-        if field == tilegen_tune.DENSITY_CLASS:
-            if not isinstance(value, int) or not 0 <= value < len(DENSITIES):
-                return None, [tilegen_tune.Diag("domain", field, value,
-                                                f"a class 0..{len(DENSITIES) - 1}")]
-            field, value = "density", DENSITIES[value]
-        return vary(catalog, tuple(key), field, value)
+        return tilegen_tune.vary(catalog, key, field, value)
 
     def current_value(self, catalog, key, field: str) -> Any:
         (plan,) = self.plans(catalog, [key])
@@ -333,7 +327,7 @@ class TilegenAudit:
         return tilegen_tune.candidates(plan, lines)
 
     def patch_tables(self, catalog, dst, changes: dict) -> None:
-        tilegen_tune.patch_tables(catalog.root, dst, changes)
+        tilegen_tune.patch_tables(catalog, dst, changes)
 
 
 def cross_rows(rows: pl.DataFrame, label) -> pl.DataFrame:

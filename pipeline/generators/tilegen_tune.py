@@ -36,6 +36,39 @@ def Diag(category: str, field: str, value, rule: str) -> Diagnostic:  # noqa: N8
     return Diagnostic(category, PRESETS, "", field, str(value), rule)
 
 
+def preset_changes(catalog, key: tuple, field: str, value) -> dict:
+    """The preset fields one candidate writes: ``field`` (density_class as its density),
+    and with element_count on a row whose pieces_per_element is a list, that list cut or
+    lengthened by 3s to match (as tilegen's own ladder does)."""
+    if field == DENSITY_CLASS:
+        return {"density": DENSITIES[value]}
+    out = {field: value}
+    ppe = catalog.preset(tuple(key)).pieces_per_element
+    if field == "element_count" and isinstance(ppe, tuple) and isinstance(value, int) \
+            and value >= 1:
+        out["pieces_per_element"] = list(ppe[:value]) + [3] * max(0, value - len(ppe))
+    return out
+
+
+def vary(catalog, key: tuple, field: str, value):
+    """``table_loader.vary`` of one candidate (several preset fields when it takes them):
+    the plan keeps the key, so its seeds are the audit's."""
+    from dataclasses import replace
+
+    from tilegen.table_loader import vary as vary_one
+
+    if field == DENSITY_CLASS and not (isinstance(value, int) and 0 <= value < len(DENSITIES)):
+        return None, [Diag("domain", field, value, f"a class 0..{len(DENSITIES) - 1}")]
+    changes = preset_changes(catalog, key, field, value)
+    *rest, (name, new) = changes.items()
+    if rest:  # the companion fields go into the row the loader varies
+        row = replace(catalog.preset(tuple(key)), **{f: (tuple(v) if isinstance(v, list)
+                                                         else v) for f, v in rest})
+        catalog = replace(catalog, presets=tuple(row if r.key == row.key else r
+                                                 for r in catalog.presets))
+    return vary_one(catalog, tuple(key), name, new)
+
+
 def current(plan, field: str):
     """The row's own value of a sweep/tune field (None: not one value)."""
     if field == DENSITY_CLASS:
@@ -89,13 +122,17 @@ def candidates(plan, lines: list[str]) -> list[tuple[str, list]]:
 
 # ----------------------------------------------------------------------- the proposal
 
-def patch_tables(src, dst: Path, changes: dict[tuple, dict]) -> None:
-    """Copy the table root ``src`` to ``dst`` with ``changes`` ({(city, level, revision):
-    {field: value}}) written into presets.toml in place (comments and layout stay): the
-    changed fields, and the row's revision set to one above the highest revision of its
-    (city, level) (a new revision: a new production seed and new audit seeds, 05 §12.3)."""
+def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
+    """Copy the table root of ``catalog`` to ``dst`` with ``changes`` ({(city, level,
+    revision): {field: value}}) written into presets.toml in place (comments and layout
+    stay): the changed fields (``preset_changes``), and the row's revision set to one above
+    the highest revision of its (city, level) (a new revision: a new production seed and new
+    audit seeds, 05 §12.3)."""
     dst = Path(dst)
-    shutil.copytree(src, dst)
+    shutil.copytree(catalog.root, dst)
+    changes = {key: {f: v for field, value in fields.items()
+                     for f, v in preset_changes(catalog, key, field, value).items()}
+               for key, fields in changes.items()}
     path = dst / PRESETS
     text = path.read_text(encoding="utf-8")
     blocks = re.split(r"(?m)^(?=\[\[rows\]\])", text)
@@ -105,8 +142,6 @@ def patch_tables(src, dst: Path, changes: dict[tuple, dict]) -> None:
         if key is None or key not in changes:
             continue
         for field, value in changes[key].items():
-            if field == DENSITY_CLASS:
-                field, value = "density", DENSITIES[value]
             block = _set(block, field, value)
         top = max(k[2] for k in keys if k is not None and k[:2] == key[:2])
         blocks[i] = _set(block, "revision", top + 1)
