@@ -79,16 +79,30 @@ def is_warm() -> bool:
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) every kernel the batch path uses."""
-    from .table_loader import load_tables, plans
-
-    catalog = load_tables()
-    (plan,) = plans(catalog, [sorted(p.key for p in plans(catalog, []))[0]])
-    run_block(_smoke(plan), 0, 1)
+    """Compile (or load from the cache) every kernel the batch path uses, on a built-in
+    plan: no table root is read (a worker warming up never depends on the tables)."""
+    run_block(warm_plan(), -1, 2)
 
 
-def _smoke(plan: TilePlan) -> TilePlan:
-    """The plan with few runs (warm-up compiles; it need not simulate much)."""
-    from dataclasses import replace
+def warm_plan() -> TilePlan:
+    """A small fixed plan (6 elements x 3 pieces on 2 layers, default layout, 2 runs per
+    strategy) that drives every kernel of the batch path: layout, search, simulator."""
+    from .geometry import geometry_for, layer_counts
+    from .plan import Gates, Rules
+    from .table_model import Layout
 
-    return replace(plan, rules=replace(plan.rules, runs_per_strategy=2))
+    layout = Layout(piece_size=64, grid_cols=7, grid_rows=8, pitch=56, jitter=8,
+                    rotation_max=5, occupancy="0.40", lane_count=3, lane_pitch=72, lane_gap=8)
+    counts = tuple(layer_counts(18, ["0.40", "0.35"]))
+    return TilePlan(
+        city_id="warm", level_id=1, revision=1, difficulty_tier="warm", density="low",
+        element_count=6, pieces_per_element=(3,) * 6, pieces_per_element_text="3", layers=2,
+        layer_distribution=("0.40", "0.35"), layer_counts=counts, target_pass_rate=0.95,
+        target_duration_sec=None, city_elements=tuple(f"warm_{i:02d}" for i in range(1, 13)),
+        city_categories=(0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4, 0), city_weights=(1,) * 12,
+        geometry=geometry_for(layout, max(counts)),
+        gates=Gates(tool_free_min_bp=0, tool_free_max_bp=10000, tool_assist_min_bp=0,
+                    clickable_min_bp=3000),
+        rules=Rules(runs_per_strategy=2, slot_rule="block_at_full", budget_remove=1,
+                    budget_shuffle=1, budget_undo=1, tool_order=("remove", "shuffle", "undo"),
+                    dfs_node_cap=1000, near_depth=1, cluster_size=3))
