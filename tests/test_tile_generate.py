@@ -164,3 +164,21 @@ def test_bad_requests(catalog):
         generate_board("beijing", 1, seed=1, index=2, content=catalog)
     with pytest.raises(MinegenError):
         generate_board("beijing", 1, index=-2, content=catalog)
+
+
+def test_clickable_follows_the_runtime_state(catalog):
+    from tilegen.generate import RuntimeState
+
+    board = generate_board("tokyo", 5, content=catalog).board
+    start = get_clickable_pieces(board)
+    assert get_clickable_pieces(board, RuntimeState()) == start
+    # take one clickable piece into the slot: what it covered alone becomes clickable
+    p = start[0]
+    after = get_clickable_pieces(board, RuntimeState(slot=(p,)))
+    assert p not in after and set(start) - {p} <= set(after)
+    graph = board.overlap_graph
+    freed = {q for q in graph.get(p, []) if [o for o, qs in graph.items() if q in qs] == [p]}
+    assert freed <= set(after)
+    # a piece on a return lane is clickable and covers nothing
+    lane = get_clickable_pieces(board, RuntimeState(on_lanes=(p,)))
+    assert p in lane and set(after) <= set(lane)

@@ -196,9 +196,20 @@ def _plain(v):
 def get_clickable_pieces(board: Board, runtime=None) -> list[str]:
     """getClickablePieces (05 §7): ids of pieces not removed, not in slot or bypass, with no
     occluder left on the board. ``runtime`` None is the start of the game; else a
-    ``RuntimeState``-like object with ``on_board`` (a set of piece ids still on the board)."""
+    ``RuntimeState`` (pieces in the slot, the bypass or eliminated are off the board; a
+    piece on a return lane is on it with no occluder)."""
     ids = [p.id for p in board.pieces]
-    on = set(ids) if runtime is None else set(runtime.on_board)
+    if runtime is None:
+        on = set(ids)
+    else:
+        on = runtime.on_board(board)
+        lanes = set(runtime.on_lanes)
+        if lanes:
+            index = {pid: i for i, pid in enumerate(ids)}
+            mask = sum(1 << index[pid] for pid in on)
+            return [pid for i, pid in enumerate(ids) if pid in on and (
+                pid in lanes or int(board.occ[i]) & mask & ~sum(
+                    1 << index[x] for x in lanes) == 0)]
     mask = 0
     for i, pid in enumerate(ids):
         if pid in on:
