@@ -66,13 +66,14 @@ def test_generic_layers_name_no_game_concept():
 
 
 def test_the_generator_library_imports_nothing_of_the_audit():
-    bad = [f"{p.relative_to(REPO)}: {m}" for p in modules("minegen") for m in imports(p)
+    bad = [f"{p.relative_to(REPO)}: {m}" for p in modules("minegen") + modules("tilegen")
+           for m in imports(p)
            if m.split(".")[0] in ("pipeline", "dask", "distributed", "pandera")]
     assert bad == []
 
 
 def test_small_rooms_and_no_import_cycle():
-    files = modules("minegen") + modules("pipeline")
+    files = modules("minegen") + modules("pipeline") + modules("tilegen")
     long = [f"{p.relative_to(REPO)}: {len(p.read_text().splitlines())}" for p in files
             if len(p.read_text().splitlines()) > 420]
     assert long == []
@@ -99,7 +100,8 @@ def test_small_rooms_and_no_import_cycle():
 
 def test_the_client_never_loads_the_kernels():
     code = ("import sys, pipeline.jobs.audit, pipeline.generators.minegen_audit, "
-            "pipeline.jobs.sweep, pipeline.jobs.diff; print('numba' in sys.modules)")
+            "pipeline.generators.tilegen_audit, pipeline.jobs.sweep, pipeline.jobs.diff; "
+            "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
@@ -109,7 +111,7 @@ def test_commands_and_generators_are_entry_points():
     cmds = {ep.name: ep.value for ep in metadata.entry_points(group="minegen.commands")}
     assert set(cmds) == {"audit", "diff", "sweep", "runs", "tune"}
     gens = {ep.name for ep in metadata.entry_points(group="minegen.generators")}
-    assert "minegen" in gens
+    assert {"minegen", "tilegen"} <= gens
     cli_src = (REPO / "minegen" / "cli.py").read_text()
     assert "pipeline" not in cli_src.split('"""', 2)[2]  # discovered, not named
 
