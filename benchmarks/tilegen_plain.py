@@ -395,7 +395,7 @@ def _insert(el, slot, cnt, p, number):
 
 
 def play(row: Row, elem, occ, strategy, tools, st: Pcg, record):
-    """One run (``sim._run``): (won, clicks, peak, stuck, uses dict, path, undo_at, rem)."""
+    """One run (``run._runs`` plays it in the kernels): (won, clicks, peak, stuck, uses dict, path, undo_at, rem)."""
     T, E, cap = row.T, row.E, row.cap_legal
     el, oc = list(elem), list(occ)
     slot: list[list[int]] = []
