@@ -106,16 +106,22 @@ def _add_discovered_commands(sub) -> None:
 
 
 def version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     from .record import GENERATOR_VERSION, METRIC_VERSION
+
+    return version_line("minegen", GENERATOR_VERSION, METRIC_VERSION)
+
+
+def version_line(prog: str, generator_version: str, metric_version: int) -> str:
+    """``--version`` of a project command: the installed code version and the versions
+    that key its boards and records."""
+    from importlib.metadata import PackageNotFoundError, version
 
     try:
         code = version("minegen")
     except PackageNotFoundError:
         code = "(not installed)"
-    return (f"minegen {code} (generator_version {GENERATOR_VERSION}, metric_version "
-            f"{METRIC_VERSION})")
+    return (f"{prog} {code} (generator_version {generator_version}, metric_version "
+            f"{metric_version})")
 
 
 def build_parser() -> argparse.ArgumentParser:

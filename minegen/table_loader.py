@@ -83,19 +83,25 @@ def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None
         elif required:
             out.add("parse", name, rule=f"required file {name} is missing from {root}")
         return None
+    doc, rule = parse_toml(path)
+    if doc is None:
+        out.add("parse", name, rule=rule)
+    return doc
+
+
+def parse_toml(path: Path) -> tuple[dict | None, str]:
+    """(document, "") for a readable TOML file, else (None, the rule it breaks): every way a
+    file can be unusable is a finding, never a traceback (shared by every table loader)."""
     try:
-        return tomllib.loads(path.read_bytes().decode("utf-8"))
+        return tomllib.loads(path.read_bytes().decode("utf-8")), ""
     except (OSError, UnicodeDecodeError) as exc:
-        out.add("parse", name, rule=f"file is unreadable: {exc}")
+        return None, f"file is unreadable: {exc}"
     except tomllib.TOMLDecodeError as exc:
-        out.add("parse", name, rule=f"file must be valid TOML: {exc}")
+        return None, f"file must be valid TOML: {exc}"
     except ValueError as exc:  # tomllib lets int()'s digit limit escape (> 4300 digits)
-        out.add("parse", name, rule="file must be valid TOML: unreadable value "
-                f"({str(exc).split(';')[0]})")
+        return None, f"file must be valid TOML: unreadable value ({str(exc).split(';')[0]})"
     except RecursionError:  # tomllib recurses once per nesting level of arrays / tables
-        out.add("parse", name, rule="file must be valid TOML: arrays or inline tables nested "
-                "too deeply")
-    return None
+        return None, "file must be valid TOML: arrays or inline tables nested too deeply"
 
 
 def _rows_of(doc: dict, name: str, out: _Collector) -> list[tuple[int, dict]]:

@@ -157,16 +157,11 @@ def cmd_bench(args) -> int:
 
 
 def version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from minegen.cli import version_line
 
     from .record import GENERATOR_VERSION, METRIC_VERSION
 
-    try:
-        code = version("minegen")
-    except PackageNotFoundError:
-        code = "(not installed)"
-    return (f"tilegen {code} (generator_version {GENERATOR_VERSION}, metric_version "
-            f"{METRIC_VERSION})")
+    return version_line("tilegen", GENERATOR_VERSION, METRIC_VERSION)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,11 +22,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
 from minegen.errors import Diagnostic, MinegenError, TableError
+from minegen.table_loader import parse_toml
 
 from . import table_checks as tc
 from . import table_model as tm
@@ -52,17 +52,10 @@ def _read(root: Path, name: str, out: tc.Collector) -> dict | None:
             else "is missing"
         out.add("parse", name, rule=f"required file {name} {why} (root {root})")
         return None
-    try:
-        return tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        out.add("parse", name, rule=f"file is unreadable: {exc}")
-    except tomllib.TOMLDecodeError as exc:
-        out.add("parse", name, rule=f"file must be valid TOML: {exc}")
-    except ValueError as exc:  # tomllib lets int()'s digit limit escape
-        out.add("parse", name, rule=f"file must be valid TOML: {str(exc).split(';')[0]}")
-    except RecursionError:
-        out.add("parse", name, rule="file must be valid TOML: nesting too deep")
-    return None
+    doc, rule = parse_toml(path)
+    if doc is None:
+        out.add("parse", name, rule=rule)
+    return doc
 
 
 def _tables_of(doc: dict, key: str, name: str, out: tc.Collector) -> list[tuple[int, dict]]:
