@@ -192,6 +192,8 @@ class TilegenAudit:
                 "pass_rate_risk_averse", "mean_fail_step")),
             pl.col("opening_stability").filter(AUDIT).mean().alias("opening_stability_mean"),
             pl.col("soft_deadlock_rate").filter(AUDIT).mean().alias("soft_deadlock_mean"),
+            *(_q("mean_doom_step", q, f"mean_doom_step_p{int(q * 100)}")
+              for q in (0.10, 0.50, 0.90)),
             pl.col("raw_tool_free_pass_rate").filter(AUDIT).is_null().sum().cast(pl.Int64)
             .alias("no_valid_layout_boards"),
             (attempts >= 2).mean().alias("retry_rate"),

@@ -171,7 +171,24 @@ def diagnostics(doc) -> list[Section]:
           Cell(num(r.get("production_initial_clickable_ratio"))),
           Cell(str(r.get("production_tool_free_solvable"))),
           Cell(str(r.get("production_element_ids")))] for r in doc.rows]))
-    return [sec, rej, why, prod]
+    doom = Section("tilegen-deadlocks", "Deadlocks: when lost runs became hopeless", 3)
+    doom.blocks.append(Para(
+        "Over the tool-free runs of the audit boards. A run is doomed from the first click "
+        "after which the exhaustive search finds no tool-free win; it loses later, when the "
+        "slot fills (fail step). Doom step p10/p50/p90: percentiles over boards of their "
+        "lost runs' mean doom step; a doom step far before the fail step means players are "
+        "lost long before they can see it. Soft deadlocks: share of runs that were doomed "
+        "yet one Undo or one Remove would have made them winnable again (05 §14.2: allowed)."
+        " Doomed after 5 clicks: openingStability."))
+    doom.blocks.append(Table(
+        ["row", "doom step p10", "p50", "p90", "fail step p50", "soft deadlocks (mean)",
+         "doomed after 5 clicks (mean)", "stuck p50"],
+        [[Cell(doc.row_label(r)), *(Cell(num(r.get(f"mean_doom_step_p{q}")))
+                                    for q in (10, 50, 90)),
+          Cell(num(r.get("mean_fail_step_p50"))), Cell(num(r.get("soft_deadlock_mean"))),
+          Cell(num(r.get("opening_stability_mean"))), Cell(num(r.get("stuck_rate_p50")))]
+         for r in doc.rows]))
+    return [sec, rej, why, prod, doom]
 
 
 def advisory(doc) -> Section:
