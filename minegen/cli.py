@@ -18,19 +18,28 @@ from .errors import MinegenError, TableError
 EXIT_BAD_INPUT = 2
 
 
-def command(fn):
-    @functools.wraps(fn)
-    def wrapper(args) -> int:
-        try:
-            return fn(args) or 0
-        except TableError as e:
-            print(e, file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except MinegenError as e:
-            print(f"minegen: {e}", file=sys.stderr)
-            return getattr(e, "exit_code", EXIT_BAD_INPUT)
+def command_for(prog: str):
+    """Decorator of a project command's handler: bad input (``MinegenError``; a
+    ``TableError`` lists every violation) becomes a message on stderr and its exit code,
+    never a traceback; a ``DefectError`` is not caught."""
+    def command(fn):
+        @functools.wraps(fn)
+        def wrapper(args) -> int:
+            try:
+                return fn(args) or 0
+            except TableError as e:
+                print(e, file=sys.stderr)
+                return EXIT_BAD_INPUT
+            except MinegenError as e:
+                print(f"{prog}: {e}", file=sys.stderr)
+                return getattr(e, "exit_code", EXIT_BAD_INPUT)
 
-    return wrapper
+        return wrapper
+
+    return command
+
+
+command = command_for("minegen")
 
 
 @command

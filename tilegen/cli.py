@@ -9,31 +9,18 @@ line too (``Parser.error``): users never see a traceback for bad input. A Defect
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 
-from .codes import STRATEGY_NAMES
-from .errors import MinegenError, TableError
+from minegen.cli import EXIT_BAD_INPUT, command_for, version_line
 
-EXIT_BAD_INPUT = 2
+from .codes import STRATEGY_NAMES
+from .errors import MinegenError
 PROG = "tilegen"
 MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
 
 
-def command(fn):
-    @functools.wraps(fn)
-    def wrapper(args) -> int:
-        try:
-            return fn(args) or 0
-        except TableError as e:
-            print(e, file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except MinegenError as e:
-            print(f"{PROG}: {e}", file=sys.stderr)
-            return getattr(e, "exit_code", EXIT_BAD_INPUT)
-
-    return wrapper
+command = command_for(PROG)
 
 
 class Parser(argparse.ArgumentParser):
@@ -157,8 +144,6 @@ def cmd_bench(args) -> int:
 
 
 def version_text() -> str:
-    from minegen.cli import version_line
-
     from .record import GENERATOR_VERSION, METRIC_VERSION
 
     return version_line("tilegen", GENERATOR_VERSION, METRIC_VERSION)
