@@ -88,8 +88,7 @@ def warm_plan() -> TilePlan:
     """A small fixed plan (6 elements x 3 pieces on 2 layers, default layout, 2 runs per
     strategy) that drives every kernel of the batch path: layout, search, simulator."""
     from .geometry import geometry_for, layer_counts
-    from .plan import Gates, Rules
-    from .table_model import Layout
+    from .plan import Gates, Layout, Rules
 
     layout = Layout(piece_size=64, grid_cols=7, grid_rows=8, pitch=56, jitter=8,
                     rotation_max=5, occupancy="0.40", lane_count=3, lane_pitch=72, lane_gap=8)

@@ -15,9 +15,8 @@ import math
 import re
 from decimal import Decimal
 from fractions import Fraction
-from typing import Protocol
 
-from .plan import Geometry
+from .plan import Geometry, Layout
 
 # A plain non-negative decimal: digits, optionally a point and more digits ("0.40", "1").
 # No sign, exponent, underscore or blank: the same text reads the same in every language.
@@ -115,22 +114,7 @@ def lanes(grid_w: int, grid_h: int, piece: int, count: int, lane_pitch: int,
     return tuple(x0 + k * lane_pitch for k in range(count)), grid_h + gap
 
 
-class LayoutLike(Protocol):
-    """What ``geometry_for`` reads (``table_model.Layout`` has these attributes)."""
-
-    piece_size: int
-    grid_cols: int
-    grid_rows: int
-    pitch: int
-    jitter: int
-    rotation_max: int
-    occupancy: str
-    lane_count: int
-    lane_pitch: int
-    lane_gap: int
-
-
-def geometry_for(layout: LayoutLike, n_max: int) -> Geometry:
+def geometry_for(layout: Layout, n_max: int) -> Geometry:
     """``plan.Geometry`` of a row whose largest layer holds ``n_max`` pieces.
 
     Board rectangle: ``W = W_g``, ``H = lane_y + piece + gap`` (the gap repeated under

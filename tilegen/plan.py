@@ -20,6 +20,23 @@ STREAM_PREFIX = "tilegen:"
 
 
 @dataclass(frozen=True)
+class Layout:
+    """layout.toml as loaded (A-12 … A-14, provisional): what ``geometry.geometry_for``
+    turns into a row's ``Geometry``."""
+
+    piece_size: int
+    grid_cols: int
+    grid_rows: int
+    pitch: int
+    jitter: int
+    rotation_max: int
+    occupancy: str
+    lane_count: int
+    lane_pitch: int
+    lane_gap: int
+
+
+@dataclass(frozen=True)
 class Geometry:
     """layout.toml plus what follows from it for one row (05 §5.1, §5.2; A-12 … A-15)."""
 

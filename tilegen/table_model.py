@@ -22,7 +22,7 @@ from minegen.errors import MinegenError
 
 from .codes import CATEGORY_NAMES, DENSITIES, SLOT_RULE_NAMES, TOOL_NAMES
 from .geometry import parse_decimal
-from .plan import Gates, Rules
+from .plan import Gates, Layout, Rules
 
 ID_RE = re.compile(r"[a-z][a-z0-9_]*")  # cityId / element id (04 id rule, 05 §4.1)
 RARITIES = ("core", "accent")  # 04 ElementSpec.rarity
@@ -284,22 +284,6 @@ class PresetRow:
         if isinstance(self.pieces_per_element, tuple):
             out["pieces_per_element"] = list(self.pieces_per_element)
         return out
-
-
-@dataclass(frozen=True)
-class Layout:
-    """layout.toml (A-12 … A-14, provisional)."""
-
-    piece_size: int
-    grid_cols: int
-    grid_rows: int
-    pitch: int
-    jitter: int
-    rotation_max: int
-    occupancy: str
-    lane_count: int
-    lane_pitch: int
-    lane_gap: int
 
 
 @dataclass(frozen=True)
