@@ -199,22 +199,13 @@ def get_clickable_pieces(board: Board, runtime=None) -> list[str]:
     ``RuntimeState`` (pieces in the slot, the bypass or eliminated are off the board; a
     piece on a return lane is on it with no occluder)."""
     ids = [p.id for p in board.pieces]
-    if runtime is None:
-        on = set(ids)
-    else:
-        on = runtime.on_board(board)
-        lanes = set(runtime.on_lanes)
-        if lanes:
-            index = {pid: i for i, pid in enumerate(ids)}
-            mask = sum(1 << index[pid] for pid in on)
-            return [pid for i, pid in enumerate(ids) if pid in on and (
-                pid in lanes or int(board.occ[i]) & mask & ~sum(
-                    1 << index[x] for x in lanes) == 0)]
-    mask = 0
-    for i, pid in enumerate(ids):
-        if pid in on:
-            mask |= 1 << i
-    return [pid for i, pid in enumerate(ids) if pid in on and int(board.occ[i]) & mask == 0]
+    on = set(ids) if runtime is None else runtime.on_board(board)
+    lanes = set() if runtime is None else set(runtime.on_lanes)
+    # pieces that can cover another: on the board and not on a lane (a lane is outside the
+    # grid: its piece has no occluder and covers nothing)
+    cover = sum(1 << i for i, pid in enumerate(ids) if pid in on and pid not in lanes)
+    return [pid for i, pid in enumerate(ids)
+            if pid in on and (pid in lanes or int(board.occ[i]) & cover == 0)]
 
 
 def rebuild_graph_after_shuffle(board: Board) -> dict[str, list[str]]:
