@@ -395,7 +395,8 @@ def _insert(el, slot, cnt, p, number):
 
 
 def play(row: Row, elem, occ, strategy, tools, st: Pcg, record):
-    """One run (``run._runs`` plays it in the kernels): (won, clicks, peak, stuck, uses dict, path, undo_at, rem)."""
+    """One run (``run._runs`` plays it in the kernels): (won, clicks, peak, stuck, uses
+    dict, path, undo_at, rem)."""
     T, E, cap = row.T, row.E, row.cap_legal
     el, oc = list(elem), list(occ)
     slot: list[list[int]] = []
@@ -409,10 +410,9 @@ def play(row: Row, elem, occ, strategy, tools, st: Pcg, record):
     uses = {Tool.REMOVE: 0, Tool.SHUFFLE: 0, Tool.UNDO: 0}
     stuck = won = 0
     path, undo_at, rem = ([0], [-1], [0]) if record else (None, None, None)
-    while True:
-        if removed == T:
-            won = 1
-            break
+
+    def legal():
+        """(clickable pieces per element, legal clicks) of the current state."""
         vcnt = [0] * E
         cand = []
         for p in range(T):
@@ -421,6 +421,13 @@ def play(row: Row, elem, occ, strategy, tools, st: Pcg, record):
                 vcnt[e] += 1
                 if len(slot) < cap or cnt[e] == 2:
                     cand.append(p)
+        return vcnt, cand
+
+    while True:
+        if removed == T:
+            won = 1
+            break
+        vcnt, cand = legal()
         if not cand:
             stuck = 1
             while not cand:
@@ -461,14 +468,7 @@ def play(row: Row, elem, occ, strategy, tools, st: Pcg, record):
                     oc[piece] = 0
                 left[tool] -= 1
                 uses[tool] += 1
-                vcnt = [0] * E
-                cand = []
-                for p in range(T):
-                    if onb >> p & 1 and oc[p] & onb == 0:
-                        e = el[p]
-                        vcnt[e] += 1
-                        if len(slot) < cap or cnt[e] == 2:
-                            cand.append(p)
+                vcnt, cand = legal()
             if not cand:
                 break
         distinct = sum(1 for c in cnt if c > 0)
