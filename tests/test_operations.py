@@ -328,3 +328,39 @@ def test_a_relative_tables_path_is_stored_resolved(tmp_path):
     assert p.returncode == 0, p.stderr
     (manifest,) = (tmp_path / "out").rglob("manifest.json")
     assert json.loads(manifest.read_text())["table_root"] == str(REPO / "tables")
+
+
+class Client:  # stands in for distributed's: its tasks' coroutines carry this qualname
+    def _gather(self):
+        async def wait():
+            pass
+        return wait()
+
+
+def test_abandoned_gather_tasks_are_silenced_and_nothing_else(caplog):
+    """distributed's Client._gather leaves sibling wait tasks unretrieved when it stops early
+    (every worker lost): their "never retrieved" report is dropped; any other loop error
+    still reaches asyncio's default handler."""
+    import asyncio
+    import types
+
+    from pipeline.engine.session import _drop_abandoned_gathers
+
+    async def other():
+        pass
+
+    loop = asyncio.new_event_loop()
+    try:
+        _drop_abandoned_gathers(types.SimpleNamespace(loop=types.SimpleNamespace(
+            asyncio_loop=loop)))
+        coros = [Client()._gather(), other()]
+        for coro in coros:
+            fut = types.SimpleNamespace(get_coro=lambda c=coro: c)
+            loop.call_exception_handler({"message": "Task exception was never retrieved",
+                                         "future": fut})
+        for coro in coros:
+            coro.close()
+    finally:
+        loop.close()
+    reported = [r.getMessage() for r in caplog.records if r.name == "asyncio"]
+    assert len(reported) == 1 and "never retrieved" in reported[0]

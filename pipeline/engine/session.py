@@ -94,12 +94,36 @@ def slurm_job_script(options: dict) -> tuple[str, str]:
         cluster.close()
 
 
+def _drop_abandoned_gathers(client) -> None:
+    """Silence one piece of distributed's noise on the client's event loop: ``Client._gather``
+    waits on every key with sibling tasks and stops at the first erred key, leaving the
+    siblings' ``AllExit`` unretrieved; when they are collected asyncio prints "Task exception
+    was never retrieved" with a traceback (seen when every worker is lost mid-run, where the
+    session itself reports the loss in one line, exit 3). Anything else goes to the loop's
+    default handler."""
+    loop = getattr(client.loop, "asyncio_loop", None)
+    if loop is None:
+        return
+
+    def handler(loop, context):
+        task = context.get("future")
+        coro = task.get_coro() if hasattr(task, "get_coro") else None
+        name = getattr(coro, "__qualname__", "")
+        if (context.get("message", "").startswith("Task exception was never retrieved")
+                and name.startswith("Client._gather.")):
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
 class Session:
     """A connected client and what it owns. ``close_soon`` shuts the cluster down on a side
     thread (a job writes its report meanwhile); ``close`` waits for that."""
 
     def __init__(self, client, description: str, cluster=None):
         self.client = client
+        _drop_abandoned_gathers(client)
         self.description = description
         self._cluster = cluster
         self._closer: threading.Thread | None = None
