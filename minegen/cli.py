@@ -1,43 +1,18 @@
 """The ``minegen`` command line: assembles commands, nothing else (STYLE 9).
 
-Each command is a small function over the library. ``command`` turns MinegenError (bad
-tables, bad options) into a message on stderr and exit code 2: users never see a
-traceback for bad input. A DefectError is *not* caught: a broken generator invariant must
-fail loudly (A1 EC10).
+Each command is a small function over the library. ``command`` (the project's
+``boardcore.cli.command_for``) turns bad input (bad tables, bad options) into a message on
+stderr and exit code 2: users never see a traceback for bad input. A DefectError is *not*
+caught: a broken generator invariant must fail loudly (A1 EC10).
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 
-from .errors import MinegenError, TableError
-
-EXIT_BAD_INPUT = 2
-
-
-def command_for(prog: str):
-    """Decorator of a project command's handler: bad input (``MinegenError``; a
-    ``TableError`` lists every violation) becomes a message on stderr and its exit code,
-    never a traceback; a ``DefectError`` is not caught."""
-    def command(fn):
-        @functools.wraps(fn)
-        def wrapper(args) -> int:
-            try:
-                return fn(args) or 0
-            except TableError as e:
-                print(e, file=sys.stderr)
-                return EXIT_BAD_INPUT
-            except MinegenError as e:
-                print(f"{prog}: {e}", file=sys.stderr)
-                return getattr(e, "exit_code", EXIT_BAD_INPUT)
-
-        return wrapper
-
-    return command
-
+from boardcore.cli import command_for, version_line
 
 command = command_for("minegen")
 
@@ -118,19 +93,6 @@ def version_text() -> str:
     from .record import GENERATOR_VERSION, METRIC_VERSION
 
     return version_line("minegen", GENERATOR_VERSION, METRIC_VERSION)
-
-
-def version_line(prog: str, generator_version: str, metric_version: int) -> str:
-    """``--version`` of a project command: the installed code version and the versions
-    that key its boards and records."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        code = version("minegen")
-    except PackageNotFoundError:
-        code = "(not installed)"
-    return (f"{prog} {code} (generator_version {generator_version}, metric_version "
-            f"{metric_version})")
 
 
 def build_parser() -> argparse.ArgumentParser:

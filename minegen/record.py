@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codes import ENUM_CAP, EXIT_NAMES, F, N_TIERS, NOT_COMPUTED, Exit, Tier
-from .fields import Field
+from boardcore.fields import Field
 from .plan import RowPlan
 
 METRIC_VERSION = 1  # A1 F1 note 6: bump when R-inf or the information sources change

@@ -3,7 +3,7 @@
 Pure functions over plain values; ``table_loader`` turns their answers into
 ``Diagnostic`` records. Two layers, kept apart so one bad value never cascades:
 
-- ``check_value(spec, value)``: one field on its own — TOML type, then domain
+- ``check_value(spec, value)`` (``boardcore.tables``): one field on its own — TOML type, then domain
   (A1 BoardGenTable field table; A4 VariationTable schema; A3 economy; B1 clause ③).
 - cross-field predicates (A1 F2 fog, mine floor, F2b min-safe, F2c cost; A4
   ``hide_numbers ⇒ safe_nonzero``): called only with values that passed ``check_value``.
@@ -14,9 +14,9 @@ same reading ``round_half_up`` uses, so ``0.16 ≤ 8 × 0.02`` holds exactly.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from decimal import Decimal
+
+from boardcore.tables import FieldSpec, check_value, dec  # noqa: F401  (the project's toolkit)
 
 from .table_model import CELL_CONSTRAINTS, INFO_MASKS, SCOPES, SOLVER_RULES, planned_mines
 
@@ -35,101 +35,6 @@ MONOTONE_FIELDS = (
     "fog_region_count",
     "fog_target_ratio",
 )
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """Type and domain of one table field.
-
-    kind: "int" (bool rejected), "float" (int accepted; NaN/inf are domain errors),
-    "str" (non-empty), "enum" (one of ``choices``), "strlist" (array of non-empty str),
-    "bool" (true / false).
-    ``lo``/``hi`` bound int and float fields; ``None`` = unbounded on that side.
-    ``empty_category``: for a strlist whose emptiness is its own fatal category.
-    """
-
-    name: str
-    kind: str
-    lo: float | int | None = None
-    hi: float | int | None = None
-    lo_open: bool = False
-    hi_open: bool = False
-    choices: tuple[str, ...] = ()
-    required: bool = True
-    empty_category: str | None = None
-
-    @property
-    def rule(self) -> str:
-        """The human sentence stating this field's rule (the Diagnostic ``rule``)."""
-        if self.kind == "int":
-            return f"{self.name} must be an int {self._range()}"
-        if self.kind == "float":
-            return f"{self.name} must be a finite number {self._range()}"
-        if self.kind == "str":
-            return f"{self.name} must be a non-empty string"
-        if self.kind == "enum":
-            return f"{self.name} must be one of: {', '.join(self.choices)}"
-        if self.kind == "bool":
-            return f"{self.name} must be true or false"
-        tail = " (non-empty)" if self.empty_category else " (may be empty)"
-        return f"{self.name} must be an array of non-empty strings{tail}"
-
-    def _range(self) -> str:
-        if self.hi is None:
-            return f"{'>' if self.lo_open else '>='} {self.lo}"
-        left = "(" if self.lo_open else "["
-        right = ")" if self.hi_open else "]"
-        return f"in {left}{self.lo}, {self.hi}{right}"
-
-    def in_range(self, v: int | float) -> bool:
-        """Exact comparison (Python compares int and float exactly, huge ints included)."""
-        if self.lo is not None and (v <= self.lo if self.lo_open else v < self.lo):
-            return False
-        if self.hi is not None and (v >= self.hi if self.hi_open else v > self.hi):
-            return False
-        return True
-
-
-_FLOAT_MAX = 1.7976931348623157e308
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def check_value(spec: FieldSpec, value: object) -> tuple[str, str] | None:
-    """One field on its own: ``None`` if legal, else ``(category, rule)``.
-
-    category is "type" (wrong TOML type), "domain" (right type, out of range / bad enum /
-    empty string / non-finite float) or ``spec.empty_category`` (e.g. "biome_empty").
-    """
-    if spec.kind == "int":
-        if not _is_int(value):
-            return ("type", spec.rule)
-        return None if spec.in_range(value) else ("domain", spec.rule)
-    if spec.kind == "float":
-        if not (_is_int(value) or isinstance(value, float)):
-            return ("type", spec.rule)
-        if isinstance(value, float) and not math.isfinite(value):
-            return ("domain", spec.rule)
-        if _is_int(value) and abs(value) > _FLOAT_MAX:  # would overflow float()
-            return ("domain", spec.rule)
-        return None if spec.in_range(value) else ("domain", spec.rule)
-    if spec.kind in ("str", "enum"):
-        if not isinstance(value, str):
-            return ("type", spec.rule)
-        if spec.kind == "str":
-            return None if value else ("domain", spec.rule)
-        return None if value in spec.choices else ("domain", spec.rule)
-    if spec.kind == "bool":
-        return None if isinstance(value, bool) else ("type", spec.rule)
-    if spec.kind == "strlist":
-        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-            return ("type", spec.rule)
-        if not value and spec.empty_category:
-            return (spec.empty_category, f"{spec.name} must be a non-empty set of strings")
-        return None if all(value) else ("domain", spec.rule)
-    raise ValueError(f"unknown field kind {spec.kind!r}")  # programming error, not data
 
 
 def _ints(*names: str, lo: int, hi: int | None) -> list[FieldSpec]:
@@ -178,11 +83,6 @@ SETTLEMENT_FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("m_amb", "float", 0, None, lo_open=True, required=False),
     FieldSpec("unit_count", "int", 1, 999, required=False),
 )
-
-
-def dec(x: int | float) -> Decimal:
-    """The decimal a designer wrote: floats via ``repr`` (0.1 → Decimal('0.1'))."""
-    return Decimal(repr(float(x))) if isinstance(x, float) else Decimal(x)
 
 
 def fog_param_violations(count: int, ratio: float, density: float) -> list[str]:

@@ -19,10 +19,11 @@ file-level findings.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tomllib
 from pathlib import Path
+
+from boardcore.tables import (Collector, check_fields, content_hash, emit, has, key_name,
+                              parse_toml, show)
 
 from . import table_checks as tc
 from .errors import Diagnostic, TableError
@@ -35,46 +36,8 @@ SETTLEMENT_FILE = "settlement.toml"
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables"
 
-_MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not a dump)
 
-
-def _show(value: object) -> str:
-    """A value as one short listing cell. Never raises: an int past Python's int -> str
-    limit (a TOML hex literal can hold one) is shown by its size, not converted."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        text = f"<{'-' if value < 0 else ''}integer of {value.bit_length()} bits>"
-    else:
-        try:
-            text = repr(value)
-        except (ValueError, RecursionError):  # a huge int inside a list, absurd nesting
-            text = f"<unprintable {type(value).__name__}>"
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
-
-
-def _name(text: str) -> str:
-    """A TOML key or a variant_id as a listing cell (field / row): itself when it is a
-    short, printable, non-empty, unpadded name, else its quoted form, so a key holding a
-    newline (or nothing at all) can never break or blank the one-line-per-finding listing."""
-    if text and text.isprintable() and text == text.strip() and len(text) <= _MAX_SHOWN:
-        return text
-    return _show(text)
-
-
-class _Collector:
-    """The diagnostics of one load, in discovery order."""
-
-    def __init__(self) -> None:
-        self.items: list[Diagnostic] = []
-
-    def add(self, category, file, row="-", field="-", value="-", rule="", severity="error"):
-        self.items.append(Diagnostic(category, file, row, field, value, rule, severity))
-
-    @property
-    def has_errors(self) -> bool:
-        return any(d.severity == "error" for d in self.items)
-
-
-def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None:
+def _read(root: Path, name: str, required: bool, out: Collector) -> dict | None:
     """Parse one TOML file; ``None`` (plus a "parse" diagnostic when required) if unusable."""
     path = root / name
     if not path.is_file():
@@ -89,33 +52,18 @@ def _read(root: Path, name: str, required: bool, out: _Collector) -> dict | None
     return doc
 
 
-def parse_toml(path: Path) -> tuple[dict | None, str]:
-    """(document, "") for a readable TOML file, else (None, the rule it breaks): every way a
-    file can be unusable is a finding, never a traceback (shared by every table loader)."""
-    try:
-        return tomllib.loads(path.read_bytes().decode("utf-8")), ""
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"file is unreadable: {exc}"
-    except tomllib.TOMLDecodeError as exc:
-        return None, f"file must be valid TOML: {exc}"
-    except ValueError as exc:  # tomllib lets int()'s digit limit escape (> 4300 digits)
-        return None, f"file must be valid TOML: unreadable value ({str(exc).split(';')[0]})"
-    except RecursionError:  # tomllib recurses once per nesting level of arrays / tables
-        return None, "file must be valid TOML: arrays or inline tables nested too deeply"
-
-
-def _rows_of(doc: dict, name: str, out: _Collector) -> list[tuple[int, dict]]:
+def _rows_of(doc: dict, name: str, out: Collector) -> list[tuple[int, dict]]:
     """The ``[[rows]]`` array as (1-based position, row table); shape errors are "parse"."""
     for key in doc:
         if key != "rows":
-            out.add("unknown_field", name, field=_name(key), value=_show(doc[key]),
+            out.add("unknown_field", name, field=key_name(key), value=show(doc[key]),
                     rule="the only top-level key is rows (an array of tables [[rows]])")
     rows = doc.get("rows")
     if rows is None or rows == []:
         out.add("parse", name, rule="file must hold at least one [[rows]] table (empty file)")
         return []
     if not isinstance(rows, list):
-        out.add("parse", name, field="rows", value=_show(rows),
+        out.add("parse", name, field="rows", value=show(rows),
                 rule="rows must be an array of tables ([[rows]])")
         return []
     good = []
@@ -123,85 +71,54 @@ def _rows_of(doc: dict, name: str, out: _Collector) -> list[tuple[int, dict]]:
         if isinstance(row, dict):
             good.append((pos, row))
         else:
-            out.add("parse", name, row=f"#{pos}", value=_show(row),
+            out.add("parse", name, row=f"#{pos}", value=show(row),
                     rule="each entry of rows must be a table ([[rows]])")
     return good
 
 
-def _check_fields(raw: dict, specs: tuple[tc.FieldSpec, ...]):
-    """Per-field checks of one row/table: (values that passed, [(field, value, cat, rule)])."""
-    ok: dict = {}
-    problems: list[tuple[str, str, str, str]] = []
-    known = {s.name for s in specs}
-    for spec in specs:
-        if spec.name not in raw:
-            if spec.required:
-                problems.append((spec.name, "-", "missing_field", f"required: {spec.rule}"))
-            continue
-        bad = tc.check_value(spec, raw[spec.name])
-        if bad is None:
-            ok[spec.name] = raw[spec.name]
-        else:
-            problems.append((spec.name, _show(raw[spec.name]), *bad))
-    for key in raw:
-        if key not in known:
-            problems.append((_name(key), _show(raw[key]), "unknown_field",
-                             f"unknown field; allowed: {', '.join(sorted(known))}"))
-    return ok, problems
-
-
-def _emit(out: _Collector, name: str, label: str, problems) -> None:
-    for field, value, category, rule in problems:
-        out.add(category, name, label, field, value, rule)
-
-
-def _has(ok: dict, *names: str) -> bool:
-    return all(n in ok for n in names)
-
-
-def _board_gen_cross(ok: dict, name: str, label: str, out: _Collector) -> bool:
+def _board_gen_cross(ok: dict, name: str, label: str, out: Collector) -> bool:
     """A1 F2 / F2b / F2c and monotone names, on individually valid fields. True if clean."""
     n0 = len(out.items)
     W, H, d = "board_width", "board_height", "mine_density"
-    if _has(ok, "fog_region_count", "fog_target_ratio", d):
+    if has(ok, "fog_region_count", "fog_target_ratio", d):
         for rule in tc.fog_param_violations(ok["fog_region_count"], ok["fog_target_ratio"], ok[d]):
             out.add("fog_params", name, label, "fog_target_ratio",
-                    _show(ok["fog_target_ratio"]), rule)
-    if _has(ok, W, H, d):
+                    show(ok["fog_target_ratio"]), rule)
+    if has(ok, W, H, d):
         rule = tc.mine_floor_violation(ok[W], ok[H], ok[d])
         if rule:
-            out.add("mine_floor", name, label, d, _show(ok[d]), rule)
-    if _has(ok, W, H, d, "min_safe_count"):
+            out.add("mine_floor", name, label, d, show(ok[d]), rule)
+    if has(ok, W, H, d, "min_safe_count"):
         rule = tc.min_safe_violation(ok[W], ok[H], ok[d], ok["min_safe_count"])
         if rule:
             out.add("min_safe_feasibility", name, label, "min_safe_count",
-                    _show(ok["min_safe_count"]), rule)
-    if _has(ok, W, H, "max_gen_attempts"):
+                    show(ok["min_safe_count"]), rule)
+    if has(ok, W, H, "max_gen_attempts"):
         rule = tc.cost_violation(ok["max_gen_attempts"], ok[W], ok[H])
         if rule:
-            out.add("cost", name, label, "max_gen_attempts", _show(ok["max_gen_attempts"]), rule)
+            out.add("cost", name, label, "max_gen_attempts", show(ok["max_gen_attempts"]), rule)
     for field in ok.get("monotone_in_depth", ()):
         if field not in tc.MONOTONE_FIELDS:
-            out.add("monotone_field", name, label, "monotone_in_depth", _show(field),
+            out.add("monotone_field", name, label, "monotone_in_depth", show(field),
                     "monotone_in_depth may only name numeric BoardGenTable knobs: "
                     + ", ".join(tc.MONOTONE_FIELDS))
     return len(out.items) == n0
 
 
-def _load_board_gen(doc: dict, out: _Collector) -> list[BoardGenRow]:
+def _load_board_gen(doc: dict, out: Collector) -> list[BoardGenRow]:
     """A1 BoardGenTable: fields, unique keys, depth-0 anchor per level, F2/F2b/F2c."""
     name = BOARD_GEN_FILE
     rows: list[BoardGenRow] = []
     first_pos: dict[tuple[int, int], int] = {}
     for pos, raw in _rows_of(doc, name, out):
-        ok, problems = _check_fields(raw, tc.BOARD_GEN_FIELDS)
-        key = (ok["level_index"], ok["node_depth"]) if _has(ok, "level_index", "node_depth") else None
+        ok, problems = check_fields(raw, tc.BOARD_GEN_FIELDS)
+        key = (ok["level_index"], ok["node_depth"]) if has(ok, "level_index", "node_depth") else None
         label = f"({key[0]}, {key[1]})" if key else f"#{pos}"
-        _emit(out, name, label, problems)
+        emit(out, name, label, problems)
         clean = _board_gen_cross(ok, name, label, out) and not problems
         if key is not None:
             if key in first_pos:
-                out.add("duplicate_key", name, label, "(level_index, node_depth)", _show(key),
+                out.add("duplicate_key", name, label, "(level_index, node_depth)", show(key),
                         f"key (level_index, node_depth) must be unique; {label} is already "
                         f"defined by row #{first_pos[key]}")
                 clean = False
@@ -212,7 +129,7 @@ def _load_board_gen(doc: dict, out: _Collector) -> list[BoardGenRow]:
     for level in sorted({lv for lv, _ in first_pos}):
         depths = sorted(dp for lv, dp in first_pos if lv == level)
         if depths[0] != 0:
-            out.add("anchor", name, f"({level}, {depths[0]})", "node_depth", _show(depths[0]),
+            out.add("anchor", name, f"({level}, {depths[0]})", "node_depth", show(depths[0]),
                     f"level {level} must have a depth-0 anchor row (level_index = {level}, "
                     "node_depth = 0) for R1 floor resolution")
     return rows
@@ -237,30 +154,30 @@ def _board_gen_row(ok: dict) -> BoardGenRow:
     )
 
 
-def _load_variations(doc: dict, out: _Collector) -> list[VariationRow]:
+def _load_variations(doc: dict, out: Collector) -> list[VariationRow]:
     """A4 VariationTable: fields, unique variant_id, hide_numbers ⇒ safe_nonzero, global warning."""
     name = VARIATION_FILE
     rows: list[VariationRow] = []
     first_pos: dict[str, int] = {}
     for pos, raw in _rows_of(doc, name, out):
-        ok, problems = _check_fields(raw, tc.VARIATION_FIELDS)
+        ok, problems = check_fields(raw, tc.VARIATION_FIELDS)
         vid = ok.get("variant_id")
-        label = _name(vid) if vid is not None else f"#{pos}"
-        _emit(out, name, label, problems)
+        label = key_name(vid) if vid is not None else f"#{pos}"
+        emit(out, name, label, problems)
         clean = not problems
-        if _has(ok, "info_mask", "cell_constraint"):
+        if has(ok, "info_mask", "cell_constraint"):
             rule = tc.mask_constraint_violation(ok["info_mask"], ok["cell_constraint"])
             if rule:
                 out.add("mask_constraint", name, label, "cell_constraint",
-                        _show(ok["cell_constraint"]), rule)
+                        show(ok["cell_constraint"]), rule)
                 clean = False
         if ok.get("scope") == "global":
-            out.add("scope_global", name, label, "scope", _show("global"),
+            out.add("scope_global", name, label, "scope", show("global"),
                     "scope = global is a reserved enum slot whose semantics belong to C3 "
                     "(A4 Rule 9); the row never enters a board's pool", severity="warning")
         if vid is not None:
             if vid in first_pos:
-                out.add("duplicate_key", name, label, "variant_id", _show(vid),
+                out.add("duplicate_key", name, label, "variant_id", show(vid),
                         f"variant_id must be unique; already defined by row #{first_pos[vid]}")
                 clean = False
             else:
@@ -279,36 +196,18 @@ def _load_variations(doc: dict, out: _Collector) -> list[VariationRow]:
     return rows
 
 
-def _load_scalars(doc: dict | None, name: str, specs, out: _Collector) -> dict:
+def _load_scalars(doc: dict | None, name: str, specs, out: Collector) -> dict:
     """A flat key = value file (economy, settlement): valid keys only; missing = default."""
     if doc is None:
         return {}
-    ok, problems = _check_fields(doc, specs)
-    _emit(out, name, "-", problems)
+    ok, problems = check_fields(doc, specs)
+    emit(out, name, "-", problems)
     floats = {s.name for s in specs if s.kind == "float"}
     return {k: float(v) if k in floats else v for k, v in ok.items()}
 
 
-def content_hash(root: str | os.PathLike) -> str:
-    """sha256 hex over the root's top-level ``*.toml`` files, sorted by name.
-
-    Each file contributes ``utf8(name) 0x00 len(bytes) as 8-byte big-endian, bytes``, so the
-    hash changes with any byte of any table file (or a file added/removed) and nothing else.
-    """
-    h = hashlib.sha256()
-    root = Path(root)
-    files = sorted(p for p in root.glob("*.toml") if p.is_file()) if root.is_dir() else []
-    for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b""
-        h.update(path.name.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
-    return h.hexdigest()
-
-
 def _load(root: Path) -> tuple[Tables | None, list[Diagnostic]]:
-    out = _Collector()
+    out = Collector()
     bg_doc = _read(root, BOARD_GEN_FILE, True, out)
     var_doc = _read(root, VARIATION_FILE, True, out)
     eco_doc = _read(root, ECONOMY_FILE, False, out)
@@ -361,10 +260,10 @@ def check_board_gen_row(raw: dict) -> tuple[BoardGenRow | None, list[Diagnostic]
     """Validate one BoardGenTable row given as a dict (field domains, F2, F2b, F2c), in
     memory: (the row, []) when clean, else (None, every diagnostic). For tools that vary a
     row (``minegen sweep``) without writing a table root anywhere."""
-    out = _Collector()
-    ok, problems = _check_fields(raw, tc.BOARD_GEN_FIELDS)
+    out = Collector()
+    ok, problems = check_fields(raw, tc.BOARD_GEN_FIELDS)
     label = (f"({ok['level_index']}, {ok['node_depth']})"
-             if _has(ok, "level_index", "node_depth") else "#1")
-    _emit(out, BOARD_GEN_FILE, label, problems)
+             if has(ok, "level_index", "node_depth") else "#1")
+    emit(out, BOARD_GEN_FILE, label, problems)
     clean = _board_gen_cross(ok, BOARD_GEN_FILE, label, out) and not problems
     return (_board_gen_row(ok) if clean else None), out.items

@@ -3,7 +3,7 @@
 import errno
 import signal
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 EXIT_OK = 0  # every hard line holds
 EXIT_ASSERTION_FAILED = 1  # some hard line failed; the report is still written
@@ -12,13 +12,13 @@ EXIT_RUN_FAILED = 3  # the run could not complete (cluster unreachable, work los
 EXIT_INTERRUPTED = 128  # + the signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM
 
 
-class RunError(MinegenError):
+class RunError(InputError):
     """The audit could not complete; nothing half-written is left behind."""
 
     exit_code = EXIT_RUN_FAILED
 
 
-class OutputError(MinegenError):
+class OutputError(InputError):
     """The output folder cannot take the run's files (full, read-only, gone): bad input,
     exit 2; the rows already finished stay as shards for --resume."""
 
@@ -34,7 +34,7 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
-class RunInterrupted(MinegenError):
+class RunInterrupted(InputError):
     """A run stopped by a signal; its finished rows are kept for --resume."""
 
     def __init__(self, signum: int, message: str):

@@ -27,8 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import polars as pl
 
-from minegen.errors import MinegenError
-from minegen.fields import Field
+from boardcore.errors import InputError
+from boardcore.fields import Field
 
 from .analysis.lines import Line
 
@@ -73,11 +73,11 @@ class Generator(Protocol):
     index_field: str  # record column of the board index i (rows are sorted by it)
 
     def load(self, root: str | None) -> Any:
-        """Load and validate a table root (None: the default). Raises MinegenError
+        """Load and validate a table root (None: the default). Raises InputError
         (with every violation) on bad tables."""
 
     def parse_key(self, text: str) -> tuple:
-        """A row as the user types it (``--rows``, ``--row``) -> key; MinegenError if bad."""
+        """A row as the user types it (``--rows``, ``--row``) -> key; InputError if bad."""
 
     def plans(self, catalog: Any, keys: Sequence[tuple]) -> list[Any]:
         """Plans of ``keys`` (empty: every row of the catalog), sorted by key."""
@@ -197,15 +197,15 @@ def load_generator(name: str | None = None) -> Generator:
         try:
             obj = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as e:
-            raise MinegenError(f"--generator {name}: cannot import it ({e})") from None
+            raise InputError(f"--generator {name}: cannot import it ({e})") from None
     else:
         found = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
         if not found:
             known = sorted(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP))
-            raise MinegenError(f"--generator {name}: unknown generator; registered: "
+            raise InputError(f"--generator {name}: unknown generator; registered: "
                                f"{', '.join(known) or '(none)'}, or give module:attribute")
         obj = found[0].load()
     if not isinstance(obj, Generator):
         missing = [h for h in _HOOKS if not hasattr(obj, h)]
-        raise MinegenError(f"--generator {name}: not a generator (missing {missing})")
+        raise InputError(f"--generator {name}: not a generator (missing {missing})")
     return obj

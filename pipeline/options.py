@@ -1,6 +1,6 @@
 """Run options: defaults < profile (configs/NAME.toml, section [audit]) < command-line flags.
 
-Every bad value is a MinegenError (exit 2) naming the option and the fix: a profile value
+Every bad value is a InputError (exit 2) naming the option and the fix: a profile value
 of the wrong type, an empty ``--rows``, a scheduler address Dask would not take, an output
 folder that cannot hold a run (a file, read-only, under /proc or /dev, no space left).
 """
@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from .errors import describe_os_error
 from .engine.session import ClusterSpec
@@ -63,7 +63,7 @@ def parse_rows(text: str | list | None) -> tuple[str, ...]:
     items = text if isinstance(text, list) else str(text).split(",")
     rows = tuple(str(item).strip() for item in items)
     if not rows or any(not r for r in rows):
-        raise MinegenError(f"--rows {text!r}: an empty row; give rows like 1:0,2:4 (or leave "
+        raise InputError(f"--rows {text!r}: an empty row; give rows like 1:0,2:4 (or leave "
                            "--rows out for every row)")
     return rows
 
@@ -72,7 +72,7 @@ def scheduler_address(text: str) -> str:
     """``host:port`` or ``tcp://host:port`` (as Dask takes them) -> a full address."""
     m = _SCHEDULER.match(str(text).strip())
     if not m:
-        raise MinegenError(f"--scheduler must look like HOST:PORT or tcp://HOST:PORT; "
+        raise InputError(f"--scheduler must look like HOST:PORT or tcp://HOST:PORT; "
                            f"got {text!r}")
     return text.strip() if m.group(1) else f"tcp://{text.strip()}"
 
@@ -87,7 +87,7 @@ def find_profile(name: str, what: str = "--profile") -> Path:
         if (base / f"{name}.toml").is_file():
             return base / f"{name}.toml"
     known = sorted(q.stem for q in CONFIGS.glob("*.toml"))
-    raise MinegenError(f"{what} {name}: no such profile; give a path or one of "
+    raise InputError(f"{what} {name}: no such profile; give a path or one of "
                        f"{', '.join(known)}")
 
 
@@ -96,9 +96,9 @@ def read_toml(path: str | Path, what: str) -> dict:
     try:
         return tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise MinegenError(f"{what} {path} does not exist") from None
+        raise InputError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise MinegenError(f"{what} {path} is not a readable TOML file: {e}") from None
+        raise InputError(f"{what} {path} is not a readable TOML file: {e}") from None
 
 
 def slurm_options(path: str) -> dict:
@@ -106,7 +106,7 @@ def slurm_options(path: str) -> dict:
     doc = read_toml(path, "--slurm profile")
     section = doc.get("slurm")
     if not isinstance(section, dict) or not section:
-        raise MinegenError(f"--slurm profile {path} needs a [slurm] table of SLURMCluster "
+        raise InputError(f"--slurm profile {path} needs a [slurm] table of SLURMCluster "
                            "options (queue, cores, memory, walltime, jobs ...)")
     return section
 
@@ -116,7 +116,7 @@ def from_profile(name: str) -> AuditOptions:
     doc = read_toml(path, "--profile")
     audit = doc.get("audit", {})
     if not isinstance(audit, dict):
-        raise MinegenError(f"--profile {path}: [audit] must be a table")
+        raise InputError(f"--profile {path}: [audit] must be a table")
     problems = [f"unknown key {k!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
                 for k in sorted(set(audit) - set(KNOWN_KEYS))]
     for key, value in audit.items():
@@ -126,7 +126,7 @@ def from_profile(name: str) -> AuditOptions:
                                                      else (want,)))
             problems.append(f"{key} must be {names}, got {value!r}")
     if problems:
-        raise MinegenError(f"--profile {path} [audit]: " + "; ".join(problems))
+        raise InputError(f"--profile {path} [audit]: " + "; ".join(problems))
     opts = AuditOptions(profile=str(path))
     for key, value in audit.items():
         if key == "rows":
@@ -150,7 +150,7 @@ def merge(args) -> AuditOptions:
                                                        "seeds_per_task")
                  if getattr(args, k) is not None]
         if clash:
-            raise MinegenError(f"--resume takes the run's own options; drop {', '.join(clash)}")
+            raise InputError(f"--resume takes the run's own options; drop {', '.join(clash)}")
     opts = from_profile(args.profile) if args.profile else AuditOptions()
     if getattr(args, "resume", None):
         opts = replace(opts, resume=args.resume)
@@ -190,10 +190,10 @@ def check(opts: AuditOptions) -> None:
     if opts.scheduler:
         try:
             scheduler_address(opts.scheduler)
-        except MinegenError as e:
+        except InputError as e:
             problems.append(str(e))
     if problems:
-        raise MinegenError("bad audit options: " + "; ".join(problems))
+        raise InputError("bad audit options: " + "; ".join(problems))
 
 
 SYSTEM_TREES = ("/proc", "/sys", "/dev")
@@ -201,22 +201,22 @@ SYSTEM_TREES = ("/proc", "/sys", "/dev")
 
 def usable_out(out: str | os.PathLike) -> Path:
     """Make sure ``out`` can hold runs: a folder (created if missing) outside /proc, /sys
-    and /dev, where a file can be written, fsynced and removed. Raises MinegenError
+    and /dev, where a file can be written, fsynced and removed. Raises InputError
     (exit 2) naming the reason; creates nothing when it fails."""
     p = Path(out)
     try:
         resolved = p.resolve()
     except (OSError, RuntimeError) as e:
-        raise MinegenError(f"--out {out}: not a usable output folder ({e})") from None
+        raise InputError(f"--out {out}: not a usable output folder ({e})") from None
     if any(str(resolved) == t or str(resolved).startswith(t + "/") for t in SYSTEM_TREES):
-        raise MinegenError(f"--out {out}: {resolved} is a system tree, not an output folder")
+        raise InputError(f"--out {out}: {resolved} is a system tree, not an output folder")
     if resolved.exists() and not resolved.is_dir():
-        raise MinegenError(f"--out {out}: it is a file, not a folder")
+        raise InputError(f"--out {out}: it is a file, not a folder")
     existing = resolved
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():
-        raise MinegenError(f"--out {out}: {existing} is a file, so no folder can be made "
+        raise InputError(f"--out {out}: {existing} is a file, so no folder can be made "
                            "under it")
     made = []
     probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -237,6 +237,6 @@ def usable_out(out: str | os.PathLike) -> Path:
                 d.rmdir()
             except OSError:
                 pass
-        raise MinegenError(f"--out {out}: cannot write there ({describe_os_error(e)})") \
+        raise InputError(f"--out {out}: cannot write there ({describe_os_error(e)})") \
             from None
     return resolved

@@ -7,7 +7,7 @@ milliseconds against microseconds in a kernel). Nothing in this module depends o
 kernel stores or orders its cells: every function accepts any iterable of cells, in any
 order, and "row-major order" is always an explicit ``sorted(..., key=row_major)``.
 
-The only thing borrowed from ``minegen`` is the stream (``minegen.rng.Pcg32``); ``PurePcg32``
+The only thing borrowed from the project is the stream (``boardcore.streams.Pcg32``); ``PurePcg32``
 below is an independent pcg_basic transcription that the tests hold equal to it.
 
 Readings of the SPEC this twin takes (each one is a decision, checked against the kernels):
@@ -28,7 +28,7 @@ from collections import deque
 from fractions import Fraction
 from math import floor
 
-from minegen.rng import Pcg32
+from boardcore.streams import Pcg32
 
 PCG_INITSEQ = 1442695040888963407  # SPEC §3: pcg32_srandom_r(initstate=seed, initseq=this)
 SPAWN_SIZE = 9

@@ -4,7 +4,7 @@ the rules as docs/tilegen.md and docs/tile-draw-protocol.md state them (05 §6.2
 is a Python set, every closure is iterated literally until nothing changes, boxes are
 compared as exact rational rectangles.
 
-The only thing borrowed from the project is the stream (``minegen.rng.Pcg32``), wrapped in
+The only thing borrowed from the project is the stream (``boardcore.streams.Pcg32``), wrapped in
 ``Stream`` so that a test can count the bounded draws.
 
 Readings this twin takes (each checked against the kernels):
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from minegen.rng import Pcg32
+from boardcore.streams import Pcg32
 
 LAYOUT_SEQ = 1442695040888963407  # decision 101: initseq of the layout stream
 CATEGORY_ORDER = ("landmark", "food", "culture", "item", "nature")  # codes.Category order

@@ -8,7 +8,7 @@ list; every rule is applied literally each step (nothing is kept incrementally).
 - ``legal_clicks``: clickable = on the board and no on-board occluder; legal = slot < 7
   (< 6 under lose_on_full) or the element has exactly 2 in the slot.
 - ``run``: one run of a strategy, tool-free or with the tool budgets; the same draws as the
-  kernel (``minegen.rng.Pcg32``); a trace of dict rows (the kernel's ``Tr`` columns by name).
+  kernel (``boardcore.streams.Pcg32``); a trace of dict rows (the kernel's ``Tr`` columns by name).
 - ``winnable``: a plain recursive search with no memo (small boards only): the slot is an
   explicit multiset of elements, the bypass an explicit list.
 - ``simulate``: the batch of one attempt with the diagnostics, as stats by ``S`` name. The
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from minegen.rng import Pcg32
+from boardcore.streams import Pcg32
 
 SLOT_CAP = 7
 BYPASS_CAP = 3

@@ -5,7 +5,7 @@ import gc
 import pytest
 from numba.core import config
 
-from minegen._kernels import COMPILE_OPT, compiling
+from boardcore._kernels import COMPILE_OPT, compiling
 
 
 def test_scope_sets_and_restores_opt_and_gc():

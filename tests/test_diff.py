@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 from pipeline.analysis.compare import RunDiff
 from pipeline.jobs import diff
 from pipeline.reports import diff_page as diff_render
@@ -164,7 +164,7 @@ def test_cli_by_run_id_writes_self_contained_html_under_diffs(runs, tmp_path):
 
 
 def test_unknown_or_ambiguous_run_is_bad_input(runs, tmp_path):
-    with pytest.raises(MinegenError, match=r"metric_v\*/no-such-run"):
+    with pytest.raises(InputError, match=r"metric_v\*/no-such-run"):
         diff.diff_runs("no-such-run", str(runs["base"]), runs["out"])
     proc = cli("no-such-run", runs["base"], "--out", runs["out"])
     assert proc.returncode == 2 and "no audit run 'no-such-run'" in proc.stderr
@@ -172,7 +172,7 @@ def test_unknown_or_ambiguous_run_is_bad_input(runs, tmp_path):
     out = tmp_path / "reports"
     for v in (1, 2):
         shutil.copytree(runs["base"], out / f"metric_v{v}" / runs["base"].name)
-    with pytest.raises(MinegenError, match="ambiguous"):
+    with pytest.raises(InputError, match="ambiguous"):
         resolve_run(runs["base"].name, out)
 
 
@@ -220,7 +220,7 @@ def test_latest_and_unique_prefixes_name_runs(runs):
     prefix = next(name[:k] for k in range(len(name)) if sum(
         p.name.startswith(name[:k]) for p in (out / "metric_v1").iterdir()) == 1)
     assert resolve_run(prefix, out) == runs["density"]
-    with pytest.raises(MinegenError, match="ambiguous"):
+    with pytest.raises(InputError, match="ambiguous"):
         resolve_run(name[:9], out)  # the date: every run of the fixture shares it
     d = diff.diff_runs("LATEST", prefix, out)
     assert (d.a.run_id, d.b.run_id) == (latest, name)

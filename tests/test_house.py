@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from minegen.fields import markdown_table
+from boardcore.fields import markdown_table
 from minegen.record import RECORD
 from pipeline.analysis import records
 from pipeline.analysis.lines import Line, evaluate, hard_failures

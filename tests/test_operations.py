@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
 from pipeline.store.shards import ShardStore
@@ -205,7 +205,7 @@ def test_a_profile_is_found_by_name():
 
     assert find_profile("nightly").resolve() == REPO / "configs" / "nightly.toml"
     assert from_profile("smoke").n == 16
-    with pytest.raises(MinegenError, match="smoke"):  # the known names are listed
+    with pytest.raises(InputError, match="smoke"):  # the known names are listed
         find_profile("no_such_profile")
 
 
@@ -242,7 +242,7 @@ def test_run_ids_are_unique_even_in_the_same_second(tmp_path):
 def test_a_locked_run_is_refused_and_a_tampered_shard_recomputed(tmp_path):
     store = ShardStore.claim(tmp_path, "run", {})
     other = ShardStore(store.folder)
-    with pytest.raises(MinegenError, match="in use by another process"):
+    with pytest.raises(InputError, match="in use by another process"):
         other.lock()
     frame = pl.DataFrame({"seed_index": [0, 1], "x": [1.0, 2.0]})
     expect = {"key": [1, 0], "snapshot": "abc", "n": 2}

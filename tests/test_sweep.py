@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 from minegen.table_loader import load_tables
 from pipeline.generators.minegen_audit import BOARD_SIZE, GENERATOR
 from pipeline.jobs.audit import run_audit
@@ -88,13 +88,13 @@ def test_grid_is_decimal_exact():
     "mine_density=0:1e999999:1e-999999",
 ])
 def test_bad_vary_is_bad_input(text):
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         parse_vary(text)
 
 
 @pytest.mark.parametrize("text", ["1", "1:x", "1:0:0", ""])
 def test_bad_row_is_bad_input(text):
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         GENERATOR.parse_key(text)
 
 

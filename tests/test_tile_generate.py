@@ -16,7 +16,7 @@ from tilegen import batch
 from tilegen.generate import (build_overlap_graph, generate_board, generate_planned,
                               get_clickable_pieces, rebuild_graph_after_shuffle,
                               rebuild_graph_after_undo)
-from tilegen.errors import MinegenError
+from tilegen.errors import InputError
 from tilegen.table_loader import load_tables, plans
 
 
@@ -158,11 +158,11 @@ def test_board_api(catalog):
 
 
 def test_bad_requests(catalog):
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         generate_board("atlantis", 1, content=catalog)
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         generate_board("beijing", 1, seed=1, index=2, content=catalog)
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         generate_board("beijing", 1, index=-2, content=catalog)
 
 

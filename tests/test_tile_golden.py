@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from minegen.rng import Pcg32, derive_at, fnv1a_64
+from boardcore.streams import Pcg32, derive_at, fnv1a_64
 from tilegen.codes import LAYOUT_SEQ
 from tilegen.generate import generate_planned
 from tilegen.table_loader import load_tables, plans

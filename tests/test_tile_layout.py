@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import naive_tile_layout as naive  # noqa: E402
 
-from minegen._kernels.pcg import pcg_seed  # noqa: E402
-from minegen.rng import Pcg32  # noqa: E402
+from boardcore._kernels.pcg import pcg_seed  # noqa: E402
+from boardcore.streams import Pcg32  # noqa: E402
 from tilegen._kernels import layout as K  # noqa: E402
 from tilegen.codes import (LAYOUT_SEQ, N_B, N_PRM, N_V, B, Category, Defect, P,  # noqa: E402
                            Reason, V)

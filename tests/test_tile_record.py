@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from minegen.fields import markdown_table
+from boardcore.fields import markdown_table
 from pipeline.analysis import records
 from tilegen.codes import N_S, R, S
 from tilegen.record import FIELDS, RECORD

@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import naive_tile_sim as NS  # noqa: E402
 
-from minegen.rng import Pcg32  # noqa: E402
+from boardcore.streams import Pcg32  # noqa: E402
 from tilegen._kernels import search as KS  # noqa: E402
 from tilegen._kernels import sim as KM  # noqa: E402
-from minegen._kernels.pcg import pcg_seed  # noqa: E402
+from boardcore._kernels.pcg import pcg_seed  # noqa: E402
 from tilegen.codes import (N_PRM, N_S, P, S, Deadlock, Defect, SlotRule, Solvable,  # noqa: E402
                            Strategy, Tool)
 

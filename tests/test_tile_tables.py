@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minegen.errors import Diagnostic, MinegenError, TableError
+from boardcore.errors import Diagnostic, InputError, TableError
 from tilegen.codes import CATEGORY_NAMES, MAX_PIECES, N_PRM, Category
 from tilegen.geometry import (footprint_anchors, footprint_window, geometry_for, grid_size,
                               lanes, layer_counts, parse_decimal)
@@ -218,17 +218,17 @@ def test_plans_sorted_picklable_and_kernel_ready():
 
 def test_unknown_and_bad_keys():
     catalog = load_tables()
-    with pytest.raises(MinegenError, match="paris:1:1"):
+    with pytest.raises(InputError, match="paris:1:1"):
         plans(catalog, [("beijing", 1, 1), ("paris", 1, 1)])
-    with pytest.raises(MinegenError, match="beijing:1:2"):
+    with pytest.raises(InputError, match="beijing:1:2"):
         plans(catalog, ["beijing:1:2"])
     for bad in ("beijing", "beijing:x", "Beijing:1", "beijing:0", "beijing:1:0", "a:1:2:3",
                 "", " beijing:1"):
-        with pytest.raises(MinegenError):
+        with pytest.raises(InputError):
             parse_key(bad)
     assert parse_key("beijing:3") == ("beijing", 3, 1)
     assert parse_key("new_york:6:12") == ("new_york", 6, 12)
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         plans(catalog, [("beijing", "1", 1)])
 
 
@@ -252,9 +252,9 @@ def test_vary_rebuilds_and_rechecks_one_row():
     assert plan.layer_counts == (10, 10, 8, 5)  # 9.9 9.9 8.25 4.95: +1 to 3, 0, 1
     plan, _ = vary(catalog, "seoul:5:1", "layer_distribution", None)
     assert plan == plans(catalog, ["seoul:5:1"])[0]
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         vary(catalog, "beijing:1:1", "revision", 2)
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         vary(catalog, "paris:1:1", "layers", 2)
     assert set(VARY_FIELDS) == {"element_count", "layers", "density", "pieces_per_element",
                                 "layer_distribution", "target_pass_rate"}
@@ -493,7 +493,7 @@ def test_revision_defaults_to_1_and_content_hash_tracks_bytes(tmp_path):
 
 
 def test_table_error_is_a_user_error(tmp_path):
-    with pytest.raises(MinegenError) as info:
+    with pytest.raises(InputError) as info:
         load_tables(edited(tmp_path, ("layout.toml", "piece_size = 64", "piece_size = 66")))
     assert info.value.exit_code == 2 and "piece_size_divisible_by_4" in str(info.value)
 

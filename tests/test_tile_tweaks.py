@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilegen.errors import MinegenError
+from tilegen.errors import InputError
 from tilegen.table_loader import load_tables, vary
 from tilegen.tweaks import direction_of, regenerate_with_tweaks
 
@@ -67,5 +67,5 @@ def test_reasons_map_to_directions():
     assert direction_of("tool_free_low") == direction_of("near_surface") == "too_hard"
     assert direction_of("tool_free_high") == "too_easy"
     assert direction_of("same_layer_cluster") == "layout"
-    with pytest.raises(MinegenError):
+    with pytest.raises(InputError):
         direction_of("none")

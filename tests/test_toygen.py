@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from minegen.rng import derive_at
+from boardcore.streams import derive_at
 from pipeline.generator import load_generator
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions

@@ -29,7 +29,7 @@ import naive  # noqa: E402
 from minegen._kernels import attempt as KA  # noqa: E402
 from minegen._kernels import board as KB  # noqa: E402
 from minegen._kernels import solver as KS  # noqa: E402
-from minegen._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed  # noqa: E402
+from boardcore._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed  # noqa: E402
 from minegen.codes import W8, W32, Defect  # noqa: E402
 from minegen.batch import generate_block  # noqa: E402
 from minegen.generate import generate, generate_planned  # noqa: E402

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from minegen.errors import MinegenError
-from minegen.fields import Field
-from minegen.rng import derive_seeds, fnv1a_64
+from boardcore.errors import InputError
+from boardcore.fields import Field
+from boardcore.streams import derive_seeds, fnv1a_64
 from pipeline.analysis.lines import Line
 from pipeline.generator import SweepField
 
@@ -45,17 +45,17 @@ class ToyTables:
 
 def _load(root: str | None) -> ToyTables:
     if root is None:
-        raise MinegenError("toygen has no default table root: give --tables")
+        raise InputError("toygen has no default table root: give --tables")
     path = Path(root).resolve() / "toy.toml"
     try:
         raw = path.read_bytes()
         doc = tomllib.loads(raw.decode())
         rows = tuple(ToyRow(**r) for r in doc["rows"])
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise MinegenError(f"{path}: not a toy table ({e})") from None
+        raise InputError(f"{path}: not a toy table ({e})") from None
     bad = [r for r in rows if not 0.0 <= r.p <= 1.0]
     if bad:
-        raise MinegenError(f"{path}: p must be in [0, 1] on rows {[(r.name, r.size) for r in bad]}")
+        raise InputError(f"{path}: p must be in [0, 1] on rows {[(r.name, r.size) for r in bad]}")
     return ToyTables(str(path.parent), hashlib.sha256(raw).hexdigest(), rows)
 
 
@@ -87,7 +87,7 @@ class Toy:
     def parse_key(self, text):
         name, _, size = str(text).partition(":")
         if not name or not size.isdigit():
-            raise MinegenError(f"{text!r} is not NAME:SIZE")
+            raise InputError(f"{text!r} is not NAME:SIZE")
         return name, int(size)
 
     def plans(self, catalog, keys):
@@ -95,7 +95,7 @@ class Toy:
         keys = list(keys) or list(by_key)
         missing = [k for k in keys if tuple(k) not in by_key]
         if missing:
-            raise MinegenError(f"no toy row {missing}")
+            raise InputError(f"no toy row {missing}")
         return [by_key[tuple(k)] for k in sorted(keys)]
 
     def key(self, plan):

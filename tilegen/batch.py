@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from minegen import kernel_cache
+from boardcore import kernel_cache
 
 from . import record as rec
 from .codes import N_B, N_R, R, Defect

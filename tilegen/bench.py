@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import MinegenError
+from .errors import InputError
 
 PLAIN = Path(__file__).resolve().parents[1] / "benchmarks" / "tilegen_plain.py"
 REQUIRED_RATIO = 50  # the issue: the kernel at least 50x faster than the plain reading
@@ -62,14 +62,14 @@ def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
     from .table_loader import load_tables
 
     if repeats < 1 or not 1 <= boards <= 4096 or plain_boards < 0:
-        raise MinegenError("bench: --repeats must be >= 1, --boards in [1, 4096] and "
+        raise InputError("bench: --repeats must be >= 1, --boards in [1, 4096] and "
                            "--plain-boards >= 0")
     plain_boards = min(plain_boards, boards)
     catalog = load_tables(tables)
     wanted = [(city, int(lv), revision) for lv in levels]
     missing = [k for k in wanted if k not in catalog.keys()]
     if missing:
-        raise MinegenError(f"bench: no preset row {', '.join(':'.join(map(str, k)) for k in missing)}"
+        raise InputError(f"bench: no preset row {', '.join(':'.join(map(str, k)) for k in missing)}"
                            f" in {catalog.root}")
     module = plain_reading() if plain and plain_boards > 0 else None
     out = []

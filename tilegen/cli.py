@@ -1,6 +1,6 @@
 """The ``tilegen`` command line: assembles commands, nothing else (STYLE 9).
 
-Each command is a small function over the library. ``command`` turns MinegenError (bad
+Each command is a small function over the library. ``command`` turns InputError (bad
 tables, bad options) into a message on stderr and exit code 2; argument errors are one
 line too (``Parser.error``): users never see a traceback for bad input. A DefectError is
 *not* caught: a broken generator invariant must fail loudly (decision 123).
@@ -12,10 +12,10 @@ import argparse
 import json
 import sys
 
-from minegen.cli import EXIT_BAD_INPUT, command_for, version_line
+from boardcore.cli import EXIT_BAD_INPUT, command_for, version_line
 
 from .codes import STRATEGY_NAMES
-from .errors import MinegenError
+from .errors import InputError
 PROG = "tilegen"
 MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
 
@@ -80,7 +80,7 @@ def cmd_validate(args) -> int:
 
 
 def _catalog_with(root, city: str, level: int, revision: int):
-    """The loaded tables, or MinegenError naming what exists when (city, level, revision)
+    """The loaded tables, or InputError naming what exists when (city, level, revision)
     has no preset row."""
     from .table_loader import load_tables
 
@@ -90,14 +90,14 @@ def _catalog_with(root, city: str, level: int, revision: int):
         return catalog
     cities = sorted({k[0] for k in keys})
     if city not in cities:
-        raise MinegenError(f"unknown city {city!r}; known cities: {', '.join(cities)}")
+        raise InputError(f"unknown city {city!r}; known cities: {', '.join(cities)}")
     have: dict[int, list[int]] = {}
     for c, lv, rev in keys:
         if c == city:
             have.setdefault(rev, []).append(lv)
     known = "; ".join(f"revision {rev}: levels {', '.join(map(str, sorted(lv)))}"
                       for rev, lv in sorted(have.items()))
-    raise MinegenError(f"no preset for {city} level {level} revision {revision}; {city} has "
+    raise InputError(f"no preset for {city} level {level} revision {revision}; {city} has "
                        f"{known}")
 
 
@@ -107,7 +107,7 @@ def cmd_generate(args) -> int:
     from .render import draw_board, draw_trace, trace_run
 
     if args.tools and args.replay is None:
-        raise MinegenError("--tools needs --replay STRATEGY")
+        raise InputError("--tools needs --replay STRATEGY")
     plan = plan_for(args.city, args.level, revision=args.revision,
                     content=_catalog_with(args.tables, args.city, args.level, args.revision))
     result = generate_planned(plan, seed=args.seed, index=args.index)

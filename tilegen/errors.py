@@ -1,15 +1,15 @@
-"""tilegen's errors are the project's (``minegen.errors``): bad input is a ``MinegenError``
+"""tilegen's errors are the project's (``boardcore.errors``): bad input is an ``InputError``
 (exit 2, a message, no traceback; tables: a ``TableError`` listing every ``Diagnostic``),
 a broken invariant inside the generator is a ``DefectError`` (raised loudly, never data).
 """
 
 from __future__ import annotations
 
-from minegen.errors import DefectError, Diagnostic, MinegenError, TableError
+from boardcore.errors import DefectError, Diagnostic, InputError, TableError
 
 from .codes import Defect
 
-__all__ = ["DefectError", "Diagnostic", "MinegenError", "TableError", "raise_defect"]
+__all__ = ["DefectError", "Diagnostic", "InputError", "TableError", "raise_defect"]
 
 _MEANING = {
     Defect.LAYER_COUNTS: "layer counts differ from the row's counts (A-18)",

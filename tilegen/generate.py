@@ -17,7 +17,7 @@ import numpy as np
 from . import batch
 from . import record as rec
 from .codes import B, N_B
-from .errors import MinegenError
+from .errors import InputError
 from .plan import TilePlan
 
 
@@ -154,15 +154,15 @@ def generate_planned(plan: TilePlan, *, seed: int | None = None,
     """Board of ``plan`` for a raw ``seed``, or audit board ``index`` (-1: production), or
     (neither given) the production board."""
     if seed is not None and index is not None:
-        raise MinegenError("give a seed or an index, not both")
+        raise InputError("give a seed or an index, not both")
     if seed is None:
         index = -1 if index is None else int(index)
         if index < -1:
-            raise MinegenError(f"--index must be >= -1 (got {index})")
+            raise InputError(f"--index must be >= -1 (got {index})")
         seeds = batch.seeds_of(plan, index, 1)
     else:
         if not 0 <= int(seed) < 2**64:
-            raise MinegenError(f"--seed must be in [0, 2^64) (got {seed})")
+            raise InputError(f"--seed must be in [0, 2^64) (got {seed})")
         seeds = np.array([int(seed)], dtype=np.uint64)
     ints, sel, arr, occ, seconds = batch.run_seeds(plan, seeds)
     cols = rec.columns(plan, ints, sel, seeds, np.array([-2 if index is None else index]),
@@ -273,12 +273,12 @@ def _kernel_board(board: Board):
 def simulate_board(board: Board, policy: str, *, tools: bool, stream) -> RunResult:
     """simulateBoard (05 §13.2): one run of ``policy`` (match-first | slot-build |
     risk-averse), tool-free or tool-assisted, drawing its tie-breaks (and Shuffle) from
-    ``stream`` (a ``minegen.rng.Pcg32``, advanced in place)."""
+    ``stream`` (a ``boardcore.streams.Pcg32``, advanced in place)."""
     from ._kernels import sim
     from .codes import STRATEGY_NAMES, TOOL_NAMES
 
     if policy not in STRATEGY_NAMES:
-        raise MinegenError(f"unknown policy {policy!r}; one of {', '.join(STRATEGY_NAMES)}")
+        raise InputError(f"unknown policy {policy!r}; one of {', '.join(STRATEGY_NAMES)}")
     ki, work, _ = _kernel_board(board)
     rows, cols = sim.trace_shape(ki.prm)
     trace = np.zeros((rows, cols), dtype=np.int32)
@@ -331,7 +331,7 @@ def classify_deadlock(runtime: RuntimeState, board: Board) -> str:
     unknown = [x for x in (*runtime.slot, *runtime.bypass, *runtime.removed_piece_ids)
                if x not in index]
     if unknown:
-        raise MinegenError(f"runtime names pieces not on this board: {unknown}")
+        raise InputError(f"runtime names pieces not on this board: {unknown}")
     onb = 0
     for pid in runtime.on_board(board):
         onb |= 1 << index[pid]

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minegen.rng import derive_seeds, fnv1a_64
+from boardcore.streams import derive_seeds, fnv1a_64
 
 from .codes import BP, N_PRM, P, SLOT_RULE_NAMES, TOOL_NAMES
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minegen.fields import Field
+from boardcore.fields import Field
 
 from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SLOT_RULE_NAMES, SOLVABLE_NAMES, R,
                     Solvable)

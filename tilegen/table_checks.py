@@ -1,5 +1,5 @@
-"""Cross-field, cross-file and content rules of the tile-match tables (house style of
-``minegen.table_checks``).
+"""Cross-field, cross-file and content rules of the tile-match tables (on the
+project's toolkit, ``boardcore.tables``).
 
 ``table_model`` judges each field on its own; ``table_loader`` reads the files and builds
 the rows. This module holds what lies between: the rules that compare fields of one row
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from minegen.errors import Diagnostic
-from minegen.table_checks import dec
+from boardcore.errors import Diagnostic
+from boardcore.tables import dec
 
 from . import table_model as tm
 from .codes import BP, MAX_PIECES

@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from minegen.errors import Diagnostic, MinegenError, TableError
-from minegen.table_loader import parse_toml
+from boardcore.errors import Diagnostic, InputError, TableError
+from boardcore.tables import parse_toml
 
 from . import table_checks as tc
 from . import table_model as tm
@@ -325,7 +325,7 @@ def parse_key(text: str) -> tuple[str, int, int]:
     """``"city:level:revision"`` or ``"city:level"`` (revision 1) -> the row key."""
     m = _KEY.fullmatch(text) if isinstance(text, str) else None
     if m is None or int(m.group(2)) < 1 or (m.group(3) is not None and int(m.group(3)) < 1):
-        raise MinegenError(f"bad row key {text!r}: expected city:level or city:level:revision "
+        raise InputError(f"bad row key {text!r}: expected city:level or city:level:revision "
                            "with level and revision >= 1, e.g. beijing:1:1")
     return m.group(1), int(m.group(2)), int(m.group(3) or 1)
 
@@ -336,10 +336,10 @@ def _as_key(key) -> tuple[str, int, int]:
     try:
         city, level, revision = key
     except (TypeError, ValueError):
-        raise MinegenError(f"bad row key {key!r}: expected (city_id, level_id, revision)")
+        raise InputError(f"bad row key {key!r}: expected (city_id, level_id, revision)")
     if not (isinstance(city, str) and all(isinstance(v, int) and not isinstance(v, bool)
                                           for v in (level, revision))):
-        raise MinegenError(f"bad row key {key!r}: expected (str, int, int)")
+        raise InputError(f"bad row key {key!r}: expected (str, int, int)")
     return city, level, revision
 
 
@@ -366,13 +366,13 @@ def _plan(catalog: tm.Catalog, row: tm.PresetRow) -> TilePlan:
 
 def plans(catalog: tm.Catalog, keys: Iterable = ()) -> list[TilePlan]:
     """Row snapshots of ``keys`` ((city_id, level_id, revision) tuples or "city:level[:rev]"
-    strings; empty = every row), sorted by key. An unknown key raises ``MinegenError``."""
+    strings; empty = every row), sorted by key. An unknown key raises ``InputError``."""
     keys = [keys] if isinstance(keys, str) else keys
     wanted = sorted({_as_key(k) for k in keys}) or catalog.keys()
     known = set(catalog.keys())
     missing = [":".join(map(str, k)) for k in wanted if k not in known]
     if missing:
-        raise MinegenError(f"unknown row(s) {', '.join(missing)} in {catalog.root}; "
+        raise InputError(f"unknown row(s) {', '.join(missing)} in {catalog.root}; "
                            f"{len(known)} rows known")
     return [_plan(catalog, catalog.preset(k)) for k in wanted]
 
@@ -393,7 +393,7 @@ def vary(catalog: tm.Catalog, key, field_name: str, value) -> tuple[TilePlan | N
     sweep / tune, 05 §16): (plan, diagnostics) when clean, (None, diagnostics) otherwise.
     Warnings of the varied row ride along in the list."""
     if field_name not in VARY_FIELDS:
-        raise MinegenError(f"cannot vary {field_name!r}; fields: {', '.join(VARY_FIELDS)}")
+        raise InputError(f"cannot vary {field_name!r}; fields: {', '.join(VARY_FIELDS)}")
     row = catalog.preset(_as_key(key))
     raw = row.raw()
     if value is None:

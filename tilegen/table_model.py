@@ -1,7 +1,7 @@
 """Typed rows of the tile-match tables and the domain of every field (05 §4,
 §5.1, §15.1; docs/tilegen.md, Tables).
 
-Two layers, as ``minegen.table_checks``: ``check(spec, value)`` judges one field on its
+Two layers, as ``boardcore.tables``: ``check(spec, value)`` judges one field on its
 own (TOML type, then domain) and answers ``(category, rule)``; ``table_checks`` runs the
 cross-field and cross-file rules on values that passed (for ``table_loader``). The
 dataclasses below are built only from rows that passed every rule, so code downstream
@@ -9,7 +9,7 @@ may trust their domains.
 
 Decimals the kernels turn into exact rationals (layer shares, occupancy) are strings in
 TOML (``"0.40"``); rates (target, acceptance gates) are TOML floats read as the decimal
-the designer wrote (``minegen.table_checks.dec``).
+the designer wrote (``boardcore.tables.dec``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from minegen import table_checks as tc
-from minegen.errors import MinegenError
+from boardcore import tables
+from boardcore.tables import key_name, show  # noqa: F401  (the loader's listing cells)
+from boardcore.errors import InputError
 
 from .codes import CATEGORY_NAMES, DENSITIES, SLOT_RULE_NAMES, TOOL_NAMES
 from .geometry import parse_decimal
@@ -31,7 +32,6 @@ MAX_LAYERS = 4  # the record carries n_layer_1 .. n_layer_4 (decision 111)
 INT_CAP = 2**31 - 1  # every table int must fit the kernels' int32 arrays
 WEIGHT_SUM_CAP = 2**32 - 1  # the weighted pick draws bounded(Σ weights), a uint32 bound
 SHARE_DECIMALS = 4  # acceptance shares become basis points (codes.BP)
-MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not a dump)
 
 # doc 04 content rules, checked as warnings (05 §19)
 CITY_ELEMENTS = (12, 15)
@@ -40,8 +40,8 @@ ELEMENT_COUNT_WARN = 5  # below: cannot cover the five categories (A-34)
 
 
 @dataclass(frozen=True)
-class Spec(tc.FieldSpec):
-    """``minegen.table_checks.FieldSpec`` plus the kinds of these tables:
+class Spec(tables.FieldSpec):
+    """``boardcore.tables.FieldSpec`` plus the kinds of these tables:
 
     "id" (string matching ``ID_RE``), "category" (a ``CATEGORY_NAMES`` entry; a bad one is
     its own fatal category), "decimal" (plain decimal string within lo..hi), "ppe" (int
@@ -60,12 +60,8 @@ class Spec(tc.FieldSpec):
         return self.text or super().rule
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _ints_ok(value: object) -> bool:
-    return isinstance(value, list) and all(_is_int(v) for v in value)
+    return isinstance(value, list) and all(tables.is_int(v) for v in value)
 
 
 def check(spec: Spec, value: object) -> tuple[str, str] | None:
@@ -85,7 +81,7 @@ def check(spec: Spec, value: object) -> tuple[str, str] | None:
         x = parse_decimal(value)
         return None if x is not None and spec.in_range(x) else ("domain", rule)
     if kind == "ppe":
-        values = [value] if _is_int(value) else value
+        values = [value] if tables.is_int(value) else value
         if not _ints_ok(values):
             return ("type", rule)
         bad = [v for v in values if v <= 0 or v % 3]
@@ -107,7 +103,7 @@ def check(spec: Spec, value: object) -> tuple[str, str] | None:
         return None if sorted(value) == sorted(spec.choices) else ("domain", rule)
     if kind == "table":
         return None if isinstance(value, dict) else ("type", rule)
-    return tc.check_value(spec, value)
+    return tables.check_value(spec, value)
 
 
 def _int(name: str, lo: int, hi: int = INT_CAP, required: bool = True) -> Spec:
@@ -184,51 +180,10 @@ BUDGET_FIELDS = tuple(_int(t, 0) for t in TOOL_NAMES)
 SUBTABLES = {"lanes": LANE_FIELDS, "tool_budget": BUDGET_FIELDS}
 
 
-def show(value: object) -> str:
-    """A value as one short listing cell; never raises (huge ints shown by size)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        text = f"<integer of {value.bit_length()} bits>"
-    else:
-        try:
-            text = repr(value)
-        except (ValueError, RecursionError):
-            text = f"<unprintable {type(value).__name__}>"
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
-
-
-def key_name(text: str) -> str:
-    """A TOML key as a listing cell: itself when short and printable, else quoted."""
-    if text and text.isprintable() and text == text.strip() and len(text) <= MAX_SHOWN:
-        return text
-    return show(text)
-
-
 def check_fields(raw: dict, specs, prefix: str = ""):
-    """Per-field checks of one table: (values that passed, [(field, value, category, rule)]).
-    A sub-table field (``SUBTABLES``) passes as the dict of its own valid fields."""
-    ok: dict = {}
-    problems: list[tuple[str, str, str, str]] = []
-    for spec in specs:
-        key = prefix + spec.name
-        if spec.name not in raw:
-            if spec.required:
-                problems.append((key, "-", "missing_field", f"required: {spec.rule}"))
-            continue
-        value = raw[spec.name]
-        bad = check(spec, value)
-        if bad is not None:
-            problems.append((key, show(value), *bad))
-        elif spec.kind == "table":
-            ok[spec.name], sub = check_fields(value, SUBTABLES[spec.name], key + ".")
-            problems += sub
-        else:
-            ok[spec.name] = value
-    known = {s.name for s in specs}
-    for k in raw:
-        if k not in known:
-            problems.append((prefix + key_name(k), show(raw[k]), "unknown_field",
-                             f"unknown field; allowed: {', '.join(sorted(known))}"))
-    return ok, problems
+    """Per-field checks of one table (``boardcore.tables.check_fields`` with this module's
+    kinds and sub-tables): (values that passed, [(field, value, category, rule)])."""
+    return tables.check_fields(raw, specs, check, prefix, SUBTABLES)
 
 
 @dataclass(frozen=True)
@@ -305,7 +260,7 @@ class Catalog:
         for c in self.cities:
             if c.id == city_id:
                 return c
-        raise MinegenError(f"unknown city {city_id!r}; known: {[c.id for c in self.cities]}")
+        raise InputError(f"unknown city {city_id!r}; known: {[c.id for c in self.cities]}")
 
     def keys(self) -> list[tuple[str, int, int]]:
         """Every row key, sorted."""
@@ -315,4 +270,4 @@ class Catalog:
         for r in self.presets:
             if r.key == tuple(key):
                 return r
-        raise MinegenError(f"unknown row {':'.join(map(str, key))}")
+        raise InputError(f"unknown row {':'.join(map(str, key))}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from .codes import DENSITIES
-from .errors import MinegenError
+from .errors import InputError
 from .table_model import PresetRow
 
 SHARE_STEP = Decimal("0.05")
@@ -45,7 +45,7 @@ def direction_of(failure_reason: str) -> str:
         return "too_easy"
     if failure_reason in LAYOUT or failure_reason == "layout":
         return "layout"
-    raise MinegenError(f"no tuning direction for failure reason {failure_reason!r}")
+    raise InputError(f"no tuning direction for failure reason {failure_reason!r}")
 
 
 def _shares(preset: PresetRow, distributions: dict[str, tuple[str, ...]]) -> list[Decimal]:

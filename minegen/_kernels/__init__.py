@@ -1,48 +1,9 @@
 """Private numba kernels (STYLE 1): plain arrays and ints in, no Python objects, no exceptions
 for flow. The typed front door is ``minegen.generate`` / ``minegen.batch``.
 
-Cache keying: a folder per digest of the kernel sources (``minegen.kernel_cache``, which
-also tells, without importing numba, whether this machine has compiled them yet).
-
-Compile settings: ``compiling()`` wraps the first call of an entry kernel (cold compile
-budget of issue 2, <= 5 s). Inside it LLVM runs at -O1 and Python's cyclic GC is paused
-(numba allocates millions of short-lived objects while compiling; the collector's passes
-cost ~0.4 s); both are restored on exit, so other numba users in the process keep their
-settings (a compile in another thread during that one scope would also run at -O1: same
-code, another optimisation level). Measured on ``minegen bench`` (medians of 15 repeats of
-4000 boards): -O1 gives the speed of numba's default -O3 (40.3 vs 41.0 us per attempt at
-30x16, 8.5 vs 8.3 at 12x12) for ~0.7 s less compile. The loop vectoriser stays on: without
-it the kernels run ~12 % slower for no compile gain.
+The cache folder and the compile scope are the project's (``boardcore._kernels``, imported
+first so numba's cache folder is fixed before any kernel here is decorated); the PCG32
+stream is ``boardcore._kernels.pcg``, imported, not copied.
 """
 
-import contextlib
-import gc
-import threading
-
-import numba
-from numba.core import config as _numba_config
-
-from .. import kernel_cache
-
-
-numba.config.CACHE_DIR = str(kernel_cache.cache_dir())  # a folder per kernel-source digest
-
-
-COMPILE_OPT = 1
-_compile_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def compiling():
-    """Scope of a first kernel call: LLVM at -O1 and no cyclic GC; both restored on exit."""
-    with _compile_lock:
-        saved_opt = _numba_config.OPT
-        gc_was_enabled = gc.isenabled()
-        _numba_config.OPT = _numba_config._OptLevel(COMPILE_OPT)
-        gc.disable()
-        try:
-            yield
-        finally:
-            _numba_config.OPT = saved_opt
-            if gc_was_enabled:
-                gc.enable()
+from boardcore._kernels import compiling  # noqa: F401

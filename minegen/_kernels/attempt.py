@@ -29,7 +29,7 @@ from numba import njit
 from ..codes import F, N_GRIDS, N_INT_FIELDS, W8, W32, Defect, Exit, KernelInputs, Tier
 from . import board as B
 from . import compiling
-from .pcg import pcg_seed, PCG_DEFAULT_SEQ
+from boardcore._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed
 from .solver import POPCOUNT8, SUBSET_TABLE, solve
 from .tiers import solve_tiers
 

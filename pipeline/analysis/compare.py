@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..store.runs import Run
 
@@ -170,15 +170,15 @@ _FACTS = (("run id", "run_id"), ("created (UTC)", "created_utc"), ("generator", 
 def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
     """The row-by-row diff of ``a`` -> ``b`` (changes read as B - A).
 
-    Raises MinegenError when the metric_versions differ and ``allow_cross_version`` is off.
+    Raises InputError when the metric_versions differ and ``allow_cross_version`` is off.
     """
     names = {r.manifest.get("generator", gen.name) for r in (a, b)}
     if len(names) > 1:
-        raise MinegenError(f"refusing to compare runs of different generators: "
+        raise InputError(f"refusing to compare runs of different generators: "
                            f"{' and '.join(sorted(names))}")
     cross = a.metric_version != b.metric_version
     if cross and not allow_cross_version:
-        raise MinegenError(
+        raise InputError(
             f"refusing to compare runs of different metric_version: {a.run_id} is "
             f"metric_version {a.metric_version}, {b.run_id} is metric_version "
             f"{b.metric_version}. The metric definitions differ, so the numbers are not "

@@ -1,5 +1,5 @@
 """Record blocks: the Polars schema and the Pandera model, both derived from a generator's
-declared record (``minegen.fields.Field``), and the determinism key of a run's records.
+declared record (``boardcore.fields.Field``), and the determinism key of a run's records.
 
 Every block the engine receives becomes a frame through ``to_frame`` (exact dtypes, record
 column order) and is validated by ``model`` (dtype, nullability, declared ranges and
@@ -17,7 +17,7 @@ import numpy as np
 import pandera.polars as pa
 import polars as pl
 
-from minegen.fields import Field
+from boardcore.fields import Field
 
 POLARS = {"int64": pl.Int64, "uint64": pl.UInt64, "float64": pl.Float64, "str": pl.String,
           "bool": pl.Boolean}

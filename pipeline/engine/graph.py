@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from minegen.errors import DefectError
+from boardcore.errors import DefectError
 
 from ..analysis.records import RecordsError
 from ..errors import OutputError, RunError, describe_os_error

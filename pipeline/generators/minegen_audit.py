@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from minegen import kernel_cache
-from minegen.errors import MinegenError
+from boardcore import kernel_cache
+from boardcore.errors import InputError
 from minegen.plan import RowPlan, plan_row
 from minegen import record as minegen_record
 from minegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
@@ -30,6 +30,8 @@ from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections, mineg
 from .minegen_sections import MINE_DRIFT_WARN
 
 TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
+# the entry kernels' cache index files (numba names them after the module and function)
+ENTRY = "attempt.generate_boards-*.nbi"  # the batch and per-board entry kernel
 TIERS_ENTRY = "attempt.generate_boards_tiers-*.nbi"  # the tier path's entry kernel
 N_TIERS = 5
 BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
@@ -83,13 +85,13 @@ class MinegenAudit:
         try:
             level, depth = (int(p) for p in str(text).strip().split(":"))
         except ValueError:
-            raise MinegenError(f"{text!r} is not L:D (e.g. 2:4)") from None
+            raise InputError(f"{text!r} is not L:D (e.g. 2:4)") from None
         return level, depth
 
     def plans(self, catalog: Tables, keys) -> list[RowPlan]:
         keys = list(keys) or [r.key for r in catalog.board_gen]
         if len(set(keys)) != len(keys):
-            raise MinegenError(f"--rows names a row twice: {keys}")
+            raise InputError(f"--rows names a row twice: {keys}")
         return [plan_row(catalog, level, depth) for level, depth in sorted(keys)]
 
     def key(self, plan: RowPlan) -> tuple[int, int]:
@@ -128,7 +130,7 @@ class MinegenAudit:
         warm_up(tiers=TIERS)
 
     def cold(self) -> bool:
-        return not kernel_cache.is_warm(TIERS_ENTRY if TIERS else kernel_cache.ENTRY)
+        return not kernel_cache.is_warm(TIERS_ENTRY if TIERS else ENTRY)
 
     # -------------------------------------------------------------------- analysis
     def aggregations(self) -> list[pl.Expr]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 from tilegen import record as tile_record
 from tilegen.codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from tilegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
@@ -122,7 +122,7 @@ class TilegenAudit:
 
         keys = list(keys)
         if len(set(map(tuple, keys))) != len(keys):
-            raise MinegenError(f"--rows names a row twice: {keys}")
+            raise InputError(f"--rows names a row twice: {keys}")
         return sorted(plans(catalog, keys), key=lambda p: p.key)
 
     def key(self, plan) -> tuple:

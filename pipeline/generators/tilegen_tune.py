@@ -20,7 +20,7 @@ import shutil
 from decimal import Decimal
 from pathlib import Path
 
-from minegen.errors import Diagnostic
+from boardcore.errors import Diagnostic
 from tilegen.codes import DENSITIES
 
 DENSITY_CLASS = "density_class"  # sweep/tune knob: the index of the density in DENSITIES

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
@@ -57,7 +57,7 @@ def keys_of(gen, rows) -> list[tuple]:
 def check_n(gen, n) -> None:
     limit = gen.max_boards
     if not isinstance(n, int) or n < 1 or (limit is not None and n > limit):
-        raise MinegenError(f"boards per row must be an int in [1, {limit or 'inf'}] for "
+        raise InputError(f"boards per row must be an int in [1, {limit or 'inf'}] for "
                            f"{gen.name} (got {n!r})")
 
 
@@ -70,7 +70,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
         store = ShardStore.find(opts.resume, vdir)
         facts = store.facts()
         if facts.get("generator", gen.name) != gen.name:
-            raise MinegenError(f"--resume {opts.resume}: that run is a {facts['generator']} "
+            raise InputError(f"--resume {opts.resume}: that run is a {facts['generator']} "
                                f"run; give --generator {facts['generator']}")
         opts = replace(opts, tables=facts["tables"], n=facts["n"],
                        rows=tuple(tuple(r) for r in facts["rows"]),
@@ -95,7 +95,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
         full = bool(facts.get("full_table"))
         try:
             refuse_changed_rows(gen, opts.resume, facts, keys, expects)
-        except MinegenError:
+        except InputError:
             store.unlock()
             raise
     run_id = store.run_id
@@ -158,7 +158,7 @@ def refuse_changed_rows(gen, run: str, facts: dict, keys: list, expects: list[di
     changed = [gen.label(k) for k, e in zip(keys, expects)
                if k in before and before[k] != e["snapshot"]]
     if changed:
-        raise MinegenError(f"--resume {run}: the tables changed since the run started; "
+        raise InputError(f"--resume {run}: the tables changed since the run started; "
                            f"row(s) {', '.join(changed)} now read other values. Start a new "
                            "audit (a resumed run must equal a clean run of today's tables).")
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..store.runs import PARTIAL_PREFIX, VERSION_DIR, latest
 from ..store.shards import ShardStore
@@ -52,7 +52,7 @@ def list_runs(out: str) -> list[Entry]:
                     store.lock()
                     store.unlock()
                     state = "partial"
-                except MinegenError:
+                except InputError:
                     state = "running"
                 rows = len(facts.get("rows") or [])
                 entries.append(Entry(store.run_id, state, d, facts.get("generator", "?"),
@@ -74,11 +74,11 @@ def remove_partial(out: str, which: list[str]) -> list[Entry]:
     names = sorted(partial) if which == ["all"] else which
     unknown = [n for n in names if n not in partial]
     if unknown:
-        raise MinegenError(f"no partial run {', '.join(unknown)} under {out} (see "
+        raise InputError(f"no partial run {', '.join(unknown)} under {out} (see "
                            "`minegen runs`)")
     busy = [n for n in names if partial[n].state == "running"]
     if busy and which != ["all"]:
-        raise MinegenError(f"run(s) {', '.join(busy)} are running (a process holds them); "
+        raise InputError(f"run(s) {', '.join(busy)} are running (a process holds them); "
                            "stop that process first")
     removed = []
     for n in names:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import polars as pl
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, collect
@@ -70,14 +70,14 @@ class Vary:
     values: tuple[int | float, ...]
 
 
-def _bad_vary(text: str, why: str, gen) -> MinegenError:
-    return MinegenError(f"--vary {text!r}: {why} (expected FIELD=START:STOP:STEP, e.g. "
+def _bad_vary(text: str, why: str, gen) -> InputError:
+    return InputError(f"--vary {text!r}: {why} (expected FIELD=START:STOP:STEP, e.g. "
                         "mine_density=0.10:0.20:0.02; fields: "
                         + ", ".join(f.name for f in gen.sweep_fields) + ")")
 
 
 def parse_vary(text: str, gen=None) -> Vary:
-    """``FIELD=START:STOP:STEP`` -> Vary. Raises MinegenError on bad syntax, an unknown
+    """``FIELD=START:STOP:STEP`` -> Vary. Raises InputError on bad syntax, an unknown
     field, a non-int bound of an int field, STEP <= 0, STOP < START or > MAX_VALUES values."""
     gen = gen or load_generator()
     fields = {f.name: f for f in gen.sweep_fields}
@@ -148,12 +148,12 @@ class SweepOptions:
 
 
 def options_from_args(args) -> SweepOptions:
-    """argparse namespace of ``minegen sweep`` -> checked SweepOptions (MinegenError if bad)."""
+    """argparse namespace of ``minegen sweep`` -> checked SweepOptions (InputError if bad)."""
     gen = load_generator(args.generator)
     try:
         row = gen.parse_key(args.row)
-    except MinegenError as e:
-        raise MinegenError(f"--row: {e}") from None
+    except InputError as e:
+        raise InputError(f"--row: {e}") from None
     opts = SweepOptions(
         row=row, vary=parse_vary(args.vary, gen), generator=args.generator,
         tables=args.tables, n=args.n, scheduler=args.scheduler, workers=args.workers,
@@ -328,7 +328,7 @@ def write_sweep(out, doc: dict, created, gen) -> Path:
                 continue  # taken between the check and the rename
             raise
         return root / sweep_id
-    raise MinegenError(f"no free sweep folder name under {root} after {_MAX_NAME_TRIES} "
+    raise InputError(f"no free sweep folder name under {root} after {_MAX_NAME_TRIES} "
                        f"tries ({base}-N)")
 
 

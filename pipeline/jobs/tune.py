@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, collect
@@ -65,7 +65,7 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
     if opts.resume:
         folder = root / opts.resume
         if not (folder / MARKER).is_file():
-            raise MinegenError(f"--resume {opts.resume}: no unfinished tune at {folder}")
+            raise InputError(f"--resume {opts.resume}: no unfinished tune at {folder}")
         facts = json.loads((folder / MARKER).read_text())
         a = replace(a, tables=facts["tables"], n=facts["n"])
         opts = replace(opts, run=facts.get("run"), audit=a)
@@ -104,7 +104,7 @@ def _claim(root: Path, base: str) -> Path:
             return folder
         except FileExistsError:
             continue
-    raise MinegenError(f"no free tune id under {root}")
+    raise InputError(f"no free tune id under {root}")
 
 
 def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:

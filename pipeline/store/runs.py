@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from . import atomic
 
@@ -149,12 +149,12 @@ class Run:
 def resolve_run(ref: str, out: str | os.PathLike) -> Path:
     """A run folder path (a directory with manifest.json), ``LATEST``, or a run id (or a
     unique prefix of one) looked up under ``<out>`` (``metric_v*/`` or
-    ``*/metric_v*/``). Unknown or ambiguous -> MinegenError saying where it looked."""
+    ``*/metric_v*/``). Unknown or ambiguous -> InputError saying where it looked."""
     p = Path(ref)
     if p.is_dir():
         if (p / "manifest.json").is_file():
             return p
-        raise MinegenError(f"{ref} is a folder but not an audit run folder: it has no "
+        raise InputError(f"{ref} is a folder but not an audit run folder: it has no "
                            "manifest.json")
     root = Path(out)
     found = []
@@ -170,11 +170,11 @@ def resolve_run(ref: str, out: str | os.PathLike) -> Path:
                 found = [r for d in vdirs for r in sorted(d.glob(f"{glob.escape(ref)}*"))
                          if (r / "manifest.json").is_file()]
     if len(found) > 1:
-        raise MinegenError(f"run id {ref} is ambiguous: it exists under "
+        raise InputError(f"run id {ref} is ambiguous: it exists under "
                            f"{', '.join(str(f.parent) for f in found)}; pass the run folder "
                            "path instead")
     if not found:
-        raise MinegenError(f"no audit run {ref!r}: it is not a run folder (a directory with "
+        raise InputError(f"no audit run {ref!r}: it is not a run folder (a directory with "
                            f"manifest.json) and no {root}/metric_v*/{ref}/manifest.json "
                            "exists (give the run folder path, or the --out it was written to)")
     return found[0]
@@ -184,11 +184,11 @@ def read_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise MinegenError(f"{path} is missing: not a complete audit run folder") from None
+        raise InputError(f"{path} is missing: not a complete audit run folder") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise MinegenError(f"{path} is not readable JSON: {e}") from None
+        raise InputError(f"{path} is not readable JSON: {e}") from None
     if not isinstance(data, dict):
-        raise MinegenError(f"{path} is not a JSON object")
+        raise InputError(f"{path} is not a JSON object")
     return data
 
 
@@ -197,25 +197,25 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
     path = Path(path)
     manifest = read_json(path / "manifest.json")
     if "metric_version" not in manifest:
-        raise MinegenError(f"{path / 'manifest.json'} has no metric_version: cannot tell "
+        raise InputError(f"{path / 'manifest.json'} has no metric_version: cannot tell "
                            "which metric definitions its numbers use")
     key_fields = tuple(manifest.get("key_fields") or default_key_fields)
     agg_path = path / "aggregates.parquet"
     try:
         agg = pl.read_parquet(agg_path)
     except FileNotFoundError:
-        raise MinegenError(f"{agg_path} is missing: not a complete audit run folder") from None
+        raise InputError(f"{agg_path} is missing: not a complete audit run folder") from None
     except Exception as e:  # polars raises several types for a damaged file
-        raise MinegenError(f"{agg_path} is not a readable Parquet file: {e}") from None
+        raise InputError(f"{agg_path} is not a readable Parquet file: {e}") from None
     missing = [c for c in key_fields if c not in agg.columns]
     if missing or not key_fields:
-        raise MinegenError(f"{agg_path} has no key column(s) {missing or '(none named)'}: "
+        raise InputError(f"{agg_path} has no key column(s) {missing or '(none named)'}: "
                            "not per-row aggregates")
     rows: dict[tuple, dict] = {}
     for row in agg.to_dicts():
         key = tuple(row[k] for k in key_fields)
         if key in rows:
-            raise MinegenError(f"{agg_path} lists row {key} twice")
+            raise InputError(f"{agg_path} lists row {key} twice")
         rows[key] = row
     assertions = read_json(path / "assertions.json")
     results: dict[tuple, dict[str, dict]] = {}
@@ -223,7 +223,7 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
         for r in assertions["results"]:
             results.setdefault(tuple(r[k] for k in key_fields), {})[r["line"]] = r
     except (KeyError, TypeError) as e:
-        raise MinegenError(f"{path / 'assertions.json'} has no well-formed results list "
+        raise InputError(f"{path / 'assertions.json'} has no well-formed results list "
                            f"({e!r})") from None
     notes = []
     version = manifest["metric_version"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
-from minegen.errors import MinegenError
+from boardcore.errors import InputError
 
 from ..generator import board_span
 from . import atomic
@@ -72,7 +72,7 @@ class ShardStore:
             atomic.write_text(folder / "run.json",
                               json.dumps({"run_id": run_id, **facts}, indent=2))
             return store
-        raise MinegenError(f"no free run id under {vdir} after {tries} tries ({base}-N)")
+        raise InputError(f"no free run id under {vdir} after {tries} tries ({base}-N)")
 
     def lock(self) -> None:
         """Own the run folder (an advisory lock, released by ``unlock`` or when the process
@@ -83,7 +83,7 @@ class ShardStore:
         except OSError:
             self._lock.close()
             self._lock = None
-            raise MinegenError(f"run {self.run_id} is in use by another process (its folder "
+            raise InputError(f"run {self.run_id} is in use by another process (its folder "
                                f"{self.folder} is locked); wait for it or stop it") from None
 
     def unlock(self) -> None:
@@ -101,14 +101,14 @@ class ShardStore:
         if (candidate / "run.json").is_file():
             return cls(candidate)
         hint = " (that run already finished)" if (vdir / run / "manifest.json").is_file() else ""
-        raise MinegenError(f"--resume {run}: no interrupted run found{hint}; looked for "
+        raise InputError(f"--resume {run}: no interrupted run found{hint}; looked for "
                            f"{candidate}")
 
     def facts(self) -> dict:
         try:
             return json.loads((self.folder / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise MinegenError(f"--resume: {self.folder / 'run.json'} is unreadable: {e}") from e
+            raise InputError(f"--resume: {self.folder / 'run.json'} is unreadable: {e}") from e
 
     def _paths(self, position: int) -> tuple[Path, Path]:
         stem = f"r{position:05d}"

@@ -21,7 +21,7 @@ Gate arithmetic is integer: ``10000 wins >= bp runs``.
 import numpy as np
 from numba import njit
 
-from minegen._kernels.pcg import pcg_seed
+from boardcore._kernels.pcg import pcg_seed
 
 from ..codes import (BP, LAYOUT_SEQ, MAX_ATTEMPTS, N_B, N_S, N_V, B, Defect, Exit, P, R,
                      Reason, S, V)

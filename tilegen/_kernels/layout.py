@@ -16,7 +16,7 @@ before the offsets overwrite them), and piece sets are uint64 masks (T <= MAX_PI
 import numpy as np
 from numba import njit
 
-from minegen._kernels.pcg import pcg_bounded
+from boardcore._kernels.pcg import pcg_bounded
 
 from ..codes import BP, OVERLAP_DEN, OVERLAP_NUM, B, Category, Defect, P, Reason, V
 

@@ -25,7 +25,7 @@ per tool use cost ~50 such updates) and the per-click helpers take scalars or ar
 import numpy as np
 from numba import njit
 
-from minegen._kernels.pcg import pcg_bounded
+from boardcore._kernels.pcg import pcg_bounded
 
 from ..codes import BYPASS_CAP, OPENING_CLICKS, SLOT_CAP, Defect, P, S, Tool
 from .bits import ctz, popcount

@@ -35,7 +35,7 @@ the board tables ``work.py``, the trace columns ``trace.py``, the search-based f
 
 from numba import njit
 
-from minegen._kernels.pcg import pcg_seed
+from boardcore._kernels.pcg import pcg_seed
 
 from ..codes import N_S, Defect, Mode, P
 from .diagnose import DIAG_BUDGET_CAPS, _diagnose

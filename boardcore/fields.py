@@ -1,5 +1,5 @@
 """A declared column: the one place a record field's name, type, meaning, unit and range
-are written. The generator library declares its record with these (``record.RECORD``);
+are written. A generator declares its record with these (its ``record.RECORD``);
 the audit derives from the same declaration the Polars schema, the Pandera model that
 validates every records block, the kernel-side allocation and the docs table.
 

@@ -1,9 +1,10 @@
-"""PCG32 (pcg_basic reference) as numba kernels (SPEC §3); the seed derivation that feeds
-it is plain Python/numpy in ``minegen.rng``.
+"""PCG32 (pcg_basic reference) as numba kernels; the seed derivation that feeds it is
+plain Python/numpy in ``boardcore.streams``.
 
 The stream state is an explicit ``uint64[2]`` array ``[state, inc]`` passed by the caller
-(STYLE 2: randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly
-as in pcg_basic.c, so a GDScript/C# port replays the same numbers (docs/draw-protocol.md).
+(randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly
+as in pcg_basic.c, so a GDScript/C#/JavaScript port replays the same numbers (each generator's draw
+protocol in docs/).
 """
 
 import numpy as np
@@ -11,7 +12,7 @@ from numba import njit
 
 U64 = np.uint64
 PCG_MULT = U64(6364136223846793005)
-PCG_DEFAULT_SEQ = U64(1442695040888963407)  # initseq used for every board_gen stream
+PCG_DEFAULT_SEQ = U64(1442695040888963407)  # pcg_basic's default initseq
 MASK32 = U64(0xFFFFFFFF)
 
 
