@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 N      ?= 256
 OUT    ?= reports
 
-.PHONY: venv test audit audit-tilematch bench bench-tilematch validate clean
+.PHONY: venv test test-fast audit audit-tilematch bench bench-tilematch validate clean
 
 venv: $(STAMP)
 
@@ -20,6 +20,11 @@ $(STAMP): pyproject.toml requirements.lock
 test: $(STAMP)
 	@$(PY) -m pytest -q $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The quick lane for a developer's loop: no cluster, nothing marked slow (about a minute).
+test-fast: $(STAMP)
+	@$(PY) -m pytest -q -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The main job: the F4 audit of the default table on the embedded LocalCluster.
 audit: $(STAMP)

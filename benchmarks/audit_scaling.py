@@ -20,7 +20,7 @@ from minegen.plan import plan_row
 from minegen.table_loader import load_tables
 from pipeline.engine.graph import blocks
 from pipeline.engine.tasks import run_block, warm
-from pipeline.generators.minegen_audit import GENERATOR
+from minegen.audit.generator import GENERATOR
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
 

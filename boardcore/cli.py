@@ -15,7 +15,6 @@ import sys
 from .errors import InputError, TableError
 
 EXIT_BAD_INPUT = 2
-DISTRIBUTION = "minegen"  # the installed distribution whose version the line reports
 
 
 def command_for(prog: str):
@@ -41,10 +40,10 @@ def command_for(prog: str):
 def version_line(prog: str, generator_version: str, metric_version: int) -> str:
     """``--version`` of a project command: the installed code version and the versions
     that key its boards and records."""
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
-    try:
-        code = version(DISTRIBUTION)
+    try:  # the installed distribution that holds this package
+        code = version(packages_distributions().get(__package__, [__package__])[0])
     except PackageNotFoundError:
         code = "(not installed)"
     return (f"{prog} {code} (generator_version {generator_version}, metric_version "

@@ -88,7 +88,6 @@ RECORD: tuple[Field, ...] = (
           "cells", ge=-1),
 )
 FIELDS: dict[str, str] = {f.name: f.dtype for f in RECORD}  # name -> dtype, in order
-TIMING_FIELDS: tuple[str, ...] = tuple(f.name for f in RECORD if f.timing)
 
 
 def columns(plan: RowPlan, ints: np.ndarray, seeds: np.ndarray, seed_index: np.ndarray,

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from pipeline.analysis.lines import evaluate, hard_failures
-from pipeline.generators.minegen_audit import GENERATOR
+from minegen.audit.generator import GENERATOR
 from pipeline.jobs.audit import AuditResult, run_audit
 from pipeline.options import AuditOptions
 

@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 
 from minegen.table_model import Settlement
-from pipeline.generators.minegen_b1 import clause3, reconcile
+from minegen.audit.b1 import clause3, reconcile
 
 
 def test_b1_worked_row():

@@ -56,7 +56,7 @@ def test_readme_report_and_help_point_at_the_docs(tmp_path):
 
 
 def test_the_glossary_explains_every_line_and_exit_of_the_report():
-    from pipeline.generators.minegen_audit import GENERATOR
+    from minegen.audit.generator import GENERATOR
 
     glossary = (REPO / "docs" / "glossary.md").read_text(encoding="utf-8")
     terms = {ln.name for ln in GENERATOR.lines} | {"met", "accept_best", "accept_least_bad",
@@ -65,3 +65,15 @@ def test_the_glossary_explains_every_line_and_exit_of_the_report():
                                                          rf"{re.escape(t)}", glossary, re.M)
                and f"`{t}`" not in glossary]
     assert missing == []
+
+
+PACKAGES = ("boardcore", "minegen", "tilegen", "pipeline")
+MODULE_NAMED = re.compile(r"`((?:boardcore|minegen|tilegen|pipeline)/[\w/]+\.py)`")
+
+
+def test_architecture_names_every_module_and_only_modules_that_exist():
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(MODULE_NAMED.findall(text))
+    tree = {p.relative_to(REPO).as_posix() for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py")
+            if p.name != "__init__.py"}
+    assert sorted(tree - named) == [] and sorted(named - tree) == []

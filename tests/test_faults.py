@@ -20,7 +20,7 @@ from minegen.table_loader import load_tables
 from pipeline.engine.graph import run_rows
 from pipeline.engine.session import ClusterSpec, session
 from pipeline.engine.tasks import run_block
-from pipeline.generators.minegen_audit import GENERATOR
+from minegen.audit.generator import GENERATOR
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
 

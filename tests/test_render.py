@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from pipeline.analysis.lines import evaluate as judge
-from pipeline.generators.minegen_audit import GENERATOR, MINE_DRIFT_WARN
+from minegen.audit.generator import GENERATOR, MINE_DRIFT_WARN
 from pipeline.reports import audit_page
 from pipeline.reports.audit_page import AuditDoc
 
@@ -95,7 +95,7 @@ def _manifest(**over) -> dict:
              code_version="0.1.0", git_commit="0123abcd", table_root="tables",
              table_hash="sha256:feed", n=32, sigma_formula="sigma(L, D) = 1000 * L + D",
              metric_version=1, generator_version=1,
-             packages={"polars": "2.1.0", "matplotlib": "3.11.2"}, scheduler="local (threads)",
+             packages={"polars": "2.1.0", "numba": "0.68.1"}, scheduler="local (threads)",
              workers=2, seeds_per_task=32, wall_s=12.3456, exit_code=1,
              records_sha256="abc123")
     m.update(over)
@@ -164,7 +164,7 @@ def test_markdown_tables_c_d_e_and_run_facts(inputs):
     for fact in ("| N (boards per row) | 32 |", "| seed rule | sigma(L, D) = 1000 * L + D |",
                  "| metric_version | 1 |", "| table hash | sha256:feed |",
                  "| scheduler | local (threads) |", "| wall time (s) | 12.346 |",
-                 "| matplotlib | 3.11.2 |", "| polars | 2.1.0 |"):
+                 "| numba | 0.68.1 |", "| polars | 2.1.0 |"):
         assert fact in md
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from boardcore.errors import InputError
 from minegen.table_loader import load_tables
-from pipeline.generators.minegen_audit import BOARD_SIZE, GENERATOR
+from minegen.audit.generator import BOARD_SIZE, GENERATOR
 from pipeline.jobs.audit import run_audit
 from pipeline.jobs.sweep import LARGEST, SMALLEST, SweepOptions, boundary, parse_vary, run_sweep
 from pipeline.options import AuditOptions

@@ -44,7 +44,7 @@ def test_report_thumbnail_shows_the_cells_of_the_text_view(default_tables):
     cell by cell: mines, numbers and zeros, fog, spawn, cells the solver leaves closed."""
     import re
 
-    from pipeline.generators.minegen_boards import board_svg
+    from minegen.audit.boards import board_svg
 
     board = generate(3, 4, tables=default_tables, index=0)
     assert board.fog.any()  # a board that shows every kind of cell

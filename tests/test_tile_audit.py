@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
@@ -24,7 +28,7 @@ import pytest
 from pipeline.analysis.lines import evaluate
 from pipeline.engine.graph import blocks
 from pipeline.generator import board_span, load_generator
-from pipeline.generators.tilegen_audit import GENERATOR, TilegenAudit
+from tilegen.audit.generator import GENERATOR, TilegenAudit
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
 from pipeline.store.shards import shard_key
@@ -157,7 +161,7 @@ def test_s_fires_on_a_hand_made_row(main_run):
 
 
 def test_tune_ladder_and_patch(tables, tmp_path):
-    from pipeline.generators import tilegen_tune
+    from tilegen.audit import tune as tilegen_tune
 
     cat = GENERATOR.load(tables["a"])
     (plan,) = GENERATOR.plans(cat, [("alpha", 2, 1)])
@@ -318,3 +322,56 @@ def test_tune_through_the_cli(main_run, tables, tmp_path):
     else:
         assert row["best"] and proposed.keys() == GENERATOR.load(tables["a"]).keys()
     assert "alpha 2 r1" in (folder / "patch.md").read_text()
+
+
+def as_printed(hint: str) -> list[str]:
+    """A printed command as the shell would run it, from this environment's bin folder."""
+    argv = shlex.split(hint)
+    return [str(Path(sys.executable).parent / argv[0]), *argv[1:]]
+
+
+@pytest.mark.cluster
+def test_printed_resume_hints_resume_an_interrupted_tilegen_audit(tables, tmp_path):
+    """The hint an interrupted tilegen audit prints, and the one ``minegen runs`` prints,
+    are the same command, and run exactly as printed it completes the run where it is."""
+    out = tmp_path / "hint"
+    proc = subprocess.Popen(as_printed(
+        f"minegen audit --generator {GEN} --tables {tables['a']} --n 256 --workers 1 "
+        f"--seeds-per-task 1 --out {out}"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.monotonic() + 300
+    while not list(out.glob("tilegen/metric_v1/.partial-*/shards/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    (hint,) = [line.split("resume with: ", 1)[1] for line in stderr.splitlines()
+               if "resume with: " in line]
+    assert "--generator tilegen" in hint and str(out) in hint
+    listed = subprocess.run(as_printed(f"minegen runs --out {out}"), capture_output=True,
+                            text=True, timeout=60)
+    (runs_hint,) = [line.split("resume one with: ", 1)[1].split("; remove it with: ")
+                    for line in listed.stdout.splitlines() if "resume one with: " in line]
+    assert runs_hint[0] == hint
+    p = subprocess.run(as_printed(hint), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1, p.stderr  # the fixture's level 2 fails by design
+    manifest = json.loads((run_dir(out) / "manifest.json").read_text())
+    assert manifest["n"] == 256 and manifest["reused_rows"]
+    assert not list(out.glob("tilegen/metric_v1/.partial-*"))
+
+
+@pytest.mark.cluster
+def test_every_command_a_tilegen_report_prints_runs_as_printed(main_run):
+    """The sweep, tune and generate commands of the failing-row drill-down name the run's
+    generator, tables and --out, and each runs as printed."""
+    page = (run_dir(main_run[1]) / "report.md").read_text()
+    commands = sorted({m for m in re.findall(r"`((?:minegen|tilegen) [^`]+)`", page)})
+    verbs = {tuple(shlex.split(c)[:2]) for c in commands}
+    assert {("minegen", "sweep"), ("minegen", "tune"), ("tilegen", "generate")} <= verbs
+    for verb in sorted(verbs):
+        cmd = next(c for c in commands if tuple(shlex.split(c)[:2]) == verb)
+        if verb[0] == "minegen":
+            assert "--generator tilegen" in cmd and f"--out {main_run[1]}" in cmd, cmd
+        p = subprocess.run(as_printed(cmd), capture_output=True, text=True, timeout=600)
+        assert p.returncode in (0, 1), (cmd, p.stderr)

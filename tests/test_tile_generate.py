@@ -15,7 +15,7 @@ import pytest
 from tilegen import batch
 from tilegen.generate import (build_overlap_graph, generate_board, generate_planned,
                               get_clickable_pieces, rebuild_graph_after_shuffle,
-                              rebuild_graph_after_undo)
+                              rebuild_graph_after_undo, RuntimeState)
 from tilegen.errors import InputError
 from tilegen.table_loader import load_tables, plans
 
@@ -144,8 +144,18 @@ def test_board_api(catalog):
     layers = [p.layer for p in board.pieces]
     assert layers == sorted(layers) and set(layers) == {1, 2}
     assert build_overlap_graph(board.pieces) == board.overlap_graph
-    assert rebuild_graph_after_shuffle(board) == rebuild_graph_after_undo(board) \
-        == board.overlap_graph
+    assert rebuild_graph_after_shuffle(board) == board.overlap_graph
+    # mid-game: two pieces in the slot, one back on a lane after an Undo
+    ids = [p.id for p in board.pieces]
+    state = RuntimeState(slot=tuple(ids[-2:]), on_lanes=(ids[-3],))
+    grid = set(ids[:-3])
+    for rebuilt in (rebuild_graph_after_shuffle(board, state),
+                    rebuild_graph_after_undo(board, state)):
+        assert set(rebuilt) <= grid and all(set(v) <= grid for v in rebuilt.values())
+        assert rebuilt == {a: [b for b in bs if b in grid]
+                           for a, bs in board.overlap_graph.items() if a in grid}
+        covered = {b for bs in rebuilt.values() for b in bs}
+        assert set(get_clickable_pieces(board, state)) == (grid - covered) | {ids[-3]}
     clickable = get_clickable_pieces(board)
     assert len(clickable) == res.record["initial_clickable"]
     occluded = {q for qs in board.overlap_graph.values() for q in qs}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tilegen.errors import InputError
-from tilegen.table_loader import load_tables, vary
+from tilegen import table_checks as tc
+from tilegen.table_loader import load_tables
 from tilegen.tweaks import direction_of, regenerate_with_tweaks
 
 
@@ -43,24 +44,31 @@ def test_too_easy_mirrors(catalog):
     assert first.preset.density == "medium" and first.direction == "too_easy"
 
 
-def test_every_proposal_is_a_valid_row(catalog):
-    for key, reason in ((("tokyo", 5, 1), "too_hard"), (("seoul", 2, 1), "too_easy"),
-                        (("istanbul", 6, 1), "tool_assist_low")):
-        base = catalog.preset(key)
-        for t in ladder(catalog, key, reason):
-            if t.preset is None:
-                continue
-            for name in ("density", "layers", "element_count", "pieces_per_element",
-                         "layer_distribution"):
-                value = getattr(t.preset, name)
-                if value != getattr(base, name):
-                    plan, diags = vary(catalog, key, name, value)
-                    errors = [d for d in diags if d.severity == "error"]
-                    # one field at a time may clash (e.g. E with its ppe list): only a
-                    # single-field change must load cleanly
-                    if name != "element_count" or not isinstance(value, tuple):
-                        assert plan is not None or errors, (key, name, value)
-            base = t.preset
+# Known defect, found when this test stopped being vacuous: deep in a too-hard ladder the
+# "layers -> 1" rung puts every piece on one layer, which no longer fits the 7 x 8 grid
+# (A-13 footprint); regenerate_with_tweaks has no grid check. Strict: the day it is fixed,
+# these two cases pass and the marks must go.
+GRID_DEFECT = pytest.mark.xfail(strict=True, reason="ladder rung layers -> 1 exceeds the grid "
+                                "(A-13); regenerate_with_tweaks has no grid check")
+
+
+@pytest.mark.parametrize("key, reason", [
+    pytest.param(("tokyo", 5, 1), "too_hard", marks=GRID_DEFECT),
+    (("seoul", 2, 1), "too_easy"),
+    pytest.param(("istanbul", 6, 1), "tool_assist_low", marks=GRID_DEFECT)])
+def test_every_proposal_is_a_valid_row(catalog, key, reason):
+    """Each rung's whole proposed row passes the loader's own row checks (every field, every
+    cross-field rule against its city, density class, grid and level band)."""
+    ctx = tc.Context.of(catalog)
+    checked = 0
+    for t in ladder(catalog, key, reason):
+        if t.preset is None:
+            continue
+        out = tc.Collector()
+        row, got, _ = tc.check_row(t.preset.raw(), 1, ctx, out)
+        assert row == t.preset and got == t.preset.key, [d.format() for d in out.items]
+        checked += 1
+    assert checked >= 2
 
 
 def test_reasons_map_to_directions():

@@ -60,7 +60,6 @@ class Reason(IntEnum):
 
 
 REASON_NAMES = tuple(r.name.lower() for r in Reason)
-N_V_CHECKS = 5  # Reason 1..5 are the layout checks V1..V5
 
 
 class Strategy(IntEnum):

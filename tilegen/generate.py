@@ -208,15 +208,25 @@ def get_clickable_pieces(board: Board, runtime=None) -> list[str]:
             if pid in on and (pid in lanes or int(board.occ[i]) & cover == 0)]
 
 
-def rebuild_graph_after_shuffle(board: Board) -> dict[str, list[str]]:
-    """Shuffle permutes element ids only: positions, hence the graph, are unchanged."""
-    return board.overlap_graph
+def rebuild_graph_after_shuffle(board: Board, runtime=None) -> dict[str, list[str]]:
+    """rebuildGraphAfterShuffle (05 §6.3): the overlap graph of the pieces in the grid now.
+    Shuffle permutes element ids only, so positions, hence edges, are those of the pieces
+    still in the grid (``runtime`` None: the start of the game, the whole board)."""
+    return _grid_graph(board, runtime)
 
 
-def rebuild_graph_after_undo(board: Board) -> dict[str, list[str]]:
-    """Undo lands a piece on a return lane, outside the grid: it has no edge, so the graph
-    of the pieces in the grid is unchanged (05 §5.2, A-15)."""
-    return board.overlap_graph
+def rebuild_graph_after_undo(board: Board, runtime=None) -> dict[str, list[str]]:
+    """rebuildGraphAfterUndo (05 §6.3): Undo lands a piece on a return lane, outside the
+    grid (05 §5.2, A-15): it has no edge, so the graph is that of the pieces in the grid."""
+    return _grid_graph(board, runtime)
+
+
+def _grid_graph(board: Board, runtime) -> dict[str, list[str]]:
+    """The graph rebuilt from positions over the pieces on the board and not on a lane."""
+    if runtime is None:
+        return build_overlap_graph(board.pieces)
+    grid = runtime.on_board(board) - set(runtime.on_lanes)
+    return build_overlap_graph([p for p in board.pieces if p.id in grid])
 
 
 def build_overlap_graph(pieces) -> dict[str, list[str]]:

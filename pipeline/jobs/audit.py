@@ -26,6 +26,7 @@ from ..errors import (
     EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, OutputError, RunError, RunInterrupted,
     describe_os_error,
 )
+from .. import hints
 from ..generator import load_generator
 from ..options import AuditOptions, usable_out
 from ..reports import audit_page
@@ -85,7 +86,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     if store is None:
         full = not opts.rows
         store = ShardStore.claim(vdir, runs.run_id_base(catalog.content_hash, opts.n, created), {
-            "generator": gen.name, "tables": str(catalog.root),
+            "generator": gen.name, "generator_ref": opts.generator or gen.name,
+            "tables": str(catalog.root),
             "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
             "full_table": full, "seeds_per_task": opts.seeds_per_task,
             "snapshots": [e["snapshot"] for e in expects],
@@ -101,7 +103,9 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     run_id = store.run_id
     manifest = runs.base_manifest(gen, run_id, created, catalog, opts.n, opts.seeds_per_task,
                                   keys)
-    manifest["generator_ref"] = opts.generator or gen.name  # how to load it again (diff)
+    ref = opts.generator or gen.name  # how to load the generator again (diff, hints)
+    manifest["generator_ref"] = ref
+    manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
     reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos]) is not None]
     if opts.resume:
@@ -128,18 +132,17 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
         if not opts.resume and not store.done():  # nothing finished: nothing to resume
             store.remove()
             raise
-        raise RunError(f"{e}\n{resume_hint(run_id, opts.out)}") from e
+        raise RunError(f"{e}\n{resume_hint(run_id, ref, opts.out)}") from e
     except OSError as e:  # the output folder failed under the run (full, removed, read-only)
         if getattr(e, "filename", None) is None:
             # not a file: the comm layer (distributed's CommClosedError is an OSError)
             raise RunError(f"the run could not complete ({type(e).__name__}: {e}); "
-                           f"{resume_hint(run_id, opts.out)}") from e
+                           f"{resume_hint(run_id, ref, opts.out)}") from e
         raise OutputError(f"--out {opts.out}: cannot write the run ({describe_os_error(e)}: "
-                          f"{e.filename}); {resume_hint(run_id, opts.out)}") from None
+                          f"{e.filename}); {resume_hint(run_id, ref, opts.out)}") from None
     except Interrupted as e:
         raise RunInterrupted(e.signum, f"interrupted ({e}); finished rows are kept; resume "
-                             f"with: minegen audit --resume {run_id} --out {opts.out}"
-                             ) from None
+                             f"with: {hints.resume_audit(run_id, ref, opts.out)}") from None
     finally:
         store.unlock()
     store.remove()  # the run is complete: its shards are in records.parquet now
@@ -210,9 +213,9 @@ def flat(frame: pl.DataFrame) -> pl.DataFrame:
                               for c in lists) if lists else frame
 
 
-def resume_hint(run_id: str, out: str) -> str:
-    return (f"finished rows are kept; complete the run with: minegen audit --resume {run_id} "
-            f"--out {out}")
+def resume_hint(run_id: str, generator: str, out: str) -> str:
+    return ("finished rows are kept; complete the run with: "
+            f"{hints.resume_audit(run_id, generator, out)}")
 
 
 def summary(result: AuditResult) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from boardcore.errors import InputError
 
+from .. import hints
 from ..store.runs import PARTIAL_PREFIX, VERSION_DIR, latest
 from ..store.shards import ShardStore
 
@@ -27,6 +28,7 @@ class Entry:
     n: object
     rows: int
     detail: str  # finished: exit code (and LATEST); partial: rows done / rows
+    ref: str = ""  # how the run loaded its generator (a name or module:attribute)
 
 
 def _json(path: Path) -> dict:
@@ -57,7 +59,8 @@ def list_runs(out: str) -> list[Entry]:
                 rows = len(facts.get("rows") or [])
                 entries.append(Entry(store.run_id, state, d, facts.get("generator", "?"),
                                      facts.get("created_utc", "?"), facts.get("n"), rows,
-                                     f"{store.done()} of {rows} rows done"))
+                                     f"{store.done()} of {rows} rows done",
+                                     facts.get("generator_ref") or facts.get("generator", "")))
             elif (d / "manifest.json").is_file():
                 m = _json(d / "manifest.json")
                 detail = f"exit {m.get('exit_code')}" + (" (LATEST)" if d.name == newest
@@ -106,7 +109,9 @@ def cmd_runs(args) -> int:
               f"{e.detail}")
     partial = [e for e in entries if e.state == "partial"]
     if partial:
-        print(f"\nresume one with: minegen audit --resume {partial[-1].run_id} --out "
-              f"{args.out}; remove: minegen runs --remove-partial RUN|all --out {args.out}")
+        last = partial[-1]
+        print(f"\nresume one with: {hints.resume_audit(last.run_id, last.ref, args.out)}; "
+              f"remove it with: "
+              f"{hints.audit_command('runs', '--remove-partial', last.run_id, out=args.out)}")
     return 0
 

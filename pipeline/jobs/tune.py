@@ -34,7 +34,8 @@ from ..analysis.compare import compare
 from ..engine.interrupts import interruptible
 from ..engine.run import execute
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
-from ..generator import load_generator
+from .. import hints
+from ..generator import DEFAULT_GENERATOR, load_generator
 from ..options import AuditOptions, usable_out
 from ..reports import diff_page
 from ..store import atomic, runs
@@ -59,7 +60,6 @@ class TuneResult:
 
 
 def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
-    gen = load_generator(opts.audit.generator)
     a = opts.audit
     root = Path(a.out) / "tune"
     if opts.resume:
@@ -67,8 +67,14 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
         if not (folder / MARKER).is_file():
             raise InputError(f"--resume {opts.resume}: no unfinished tune at {folder}")
         facts = json.loads((folder / MARKER).read_text())
-        a = replace(a, tables=facts["tables"], n=facts["n"])
+        ref = facts.get("generator") or DEFAULT_GENERATOR
+        if a.generator and a.generator != ref:
+            raise InputError(f"--resume {opts.resume}: that tune is of generator {ref}, not "
+                             f"{a.generator}")
+        a = replace(a, tables=facts["tables"], n=facts["n"], generator=ref)
         opts = replace(opts, run=facts.get("run"), audit=a)
+    gen = load_generator(a.generator)
+    ref = a.generator or gen.name
     catalog = gen.load(a.tables)
     check_n(gen, a.n)
     usable_out(a.out)
@@ -76,7 +82,7 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
     if not opts.resume:
         folder = _claim(root, runs.run_id_base(catalog.content_hash, a.n, created))
         atomic.write_text(folder / MARKER, json.dumps(
-            {"tables": str(catalog.root), "n": a.n, "run": opts.run}))
+            {"generator": ref, "tables": str(catalog.root), "n": a.n, "run": opts.run}))
     t0 = time.perf_counter()
     try:
         with interruptible():
@@ -85,7 +91,8 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
             doc.update(_propose(gen, catalog, a, base, doc, folder, progress))
     except Interrupted as e:
         raise RunInterrupted(e.signum, f"interrupted ({e}); finished candidates are kept; "
-                             f"resume with: minegen tune --resume {folder.name} --out {a.out}"
+                             "resume with: " + hints.audit_command(
+                                 "tune", "--resume", folder.name, generator=ref, out=a.out)
                              ) from None
     doc.update(tune_id=folder.name, created_utc=created.isoformat(timespec="seconds"),
                tables=str(catalog.root), n=a.n, wall_s=round(time.perf_counter() - t0, 3))

@@ -28,7 +28,7 @@ from boardcore.errors import InputError
 from . import atomic
 
 PACKAGES = ("numpy", "numba", "polars", "pyarrow", "pandera", "dask", "distributed",
-            "dask-jobqueue", "matplotlib")
+            "dask-jobqueue")
 PARTIAL_PREFIX = ".partial-"
 LATEST = "LATEST"
 VERSION_DIR = re.compile(r"^metric_v(\d+)$")

@@ -18,6 +18,7 @@ import re
 import shutil
 from pathlib import Path
 
+
 LOWER, HIGHER = "lower", "higher"
 BOARD_SIZE = "board_size"  # width and height together (square rows only)
 

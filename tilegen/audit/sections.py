@@ -1,5 +1,5 @@
 """tilegen's report sections (docs/tilegen.md, The audit): the failing rows in words
-(``tilegen_drill``), one chart per city, report C (per-row percentiles) and diagnostics D
+(``drill``), one chart per city, report C (per-row percentiles) and diagnostics D
 (attempts, p and the Q risk, reject shares, exits and failure reasons, the production
 boards), the rule variants and the advisory lines.
 
@@ -10,13 +10,14 @@ tool-free band shaded; tool-assisted pass rate and clickable ratio against their
 
 from __future__ import annotations
 
-from tilegen.codes import MAX_ATTEMPTS
-
-from ..reports.document import (
+from pipeline.reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
-from ..reports.svg import Band, Marks, Series, line_chart
-from .tilegen_drill import CHECKS, band_text, failing_rows, pct
+from pipeline.reports.svg import Band, Marks, Series, line_chart
+
+from ..codes import MAX_ATTEMPTS
+from .drill import CHECKS, band_text, failing_rows, pct
+
 
 def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure]:
     levels = [r["level_id"] for r in rows]

@@ -6,7 +6,7 @@ Rows are (city_id, level_id, revision); each row runs its production board (seed
 i = 0..N-1 (seed derive_at("tilegen:city:level:revision", i)). Aggregations read the N
 audit boards; the production board is reported apart (``production_*``). Lines (§20.4):
 P, Q, S and the sub-lines G-TF, G-TA, G-ICR, L-V hard; M, V, U advisory. Report C and
-diagnostics D: ``tilegen_sections``; tuning along the 05 §16 ladder: ``tilegen_tune``.
+diagnostics D: ``sections``; tuning along the 05 §16 ladder: ``tune``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
-from tilegen import record as tile_record
-from tilegen.codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
-from tilegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
+from pipeline.analysis.lines import Line
+from pipeline.generator import SweepField
 
-from ..analysis.lines import Line
-from ..generator import SweepField
-from . import tilegen_drill, tilegen_sections, tilegen_tune
+from . import drill, sections, tune
+from .. import record as tile_record
+from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
+from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
+
 
 AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
 PROD = pl.col("seed_index") == -1
@@ -108,17 +109,17 @@ class TilegenAudit:
 
     # ------------------------------------------------------------------------ rows
     def load(self, root: str | None):
-        from tilegen.table_loader import load_tables
+        from ..table_loader import load_tables
 
         return load_tables(root)
 
     def parse_key(self, text: str) -> tuple:
-        from tilegen.table_loader import parse_key
+        from ..table_loader import parse_key
 
         return tuple(parse_key(text))
 
     def plans(self, catalog, keys) -> list:
-        from tilegen.table_loader import plans
+        from ..table_loader import plans
 
         keys = list(keys)
         if len(set(map(tuple, keys))) != len(keys):
@@ -147,17 +148,17 @@ class TilegenAudit:
     # --------------------------------------------------------------------- records
     # The kernels (numba) load where boards are made, on the workers, never in the client.
     def block(self, plan, first: int, count: int) -> dict[str, np.ndarray]:
-        from tilegen.batch import run_block
+        from ..batch import run_block
 
         return run_block(plan, first, count)
 
     def warm(self) -> None:
-        from tilegen.batch import warm_up
+        from ..batch import warm_up
 
         warm_up()
 
     def cold(self) -> bool:
-        from tilegen.batch import is_warm
+        from ..batch import is_warm
 
         return not is_warm()
 
@@ -253,16 +254,16 @@ class TilegenAudit:
         return {}
 
     def report_sections(self, doc) -> list:
-        return tilegen_sections.sections(doc, self)
+        return sections.sections(doc, self)
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        return tilegen_drill.wanted(rows, results)
+        return drill.wanted(rows, results)
 
     def exhibit(self, plan, index: int) -> str:
         """Board ``index`` of the row (-1: production) drawn as text (``tilegen generate``'s
         own drawing: layers side by side, clickable pieces bracketed)."""
-        from tilegen.generate import generate_planned
-        from tilegen.render import draw_board
+        from ..generate import generate_planned
+        from ..render import draw_board
 
         return draw_board(generate_planned(plan, index=index))
 
@@ -299,7 +300,7 @@ class TilegenAudit:
     sweep_fields = (
         SweepField("element_count", "int", LARGEST, "more element types are harder to match"),
         SweepField("layers", "int", LARGEST, "more layers bury more pieces"),
-        SweepField(tilegen_tune.DENSITY_CLASS, "int", LARGEST,
+        SweepField(tune.DENSITY_CLASS, "int", LARGEST,
                    "density class 0 low, 1 medium, 2 medium_high, 3 high: denser is harder"),
         SweepField("pieces_per_element", "int", LARGEST,
                    "more pieces per element (a multiple of 3): more pieces to clear"),
@@ -310,11 +311,11 @@ class TilegenAudit:
     def vary(self, catalog, key, field: str, value: Any):
         """The row ``key`` with ``field`` = ``value``, validated as the loader would; the
         plan keeps the key, so its seeds (production and audit) are the audit's."""
-        return tilegen_tune.vary(catalog, key, field, value)
+        return tune.vary(catalog, key, field, value)
 
     def current_value(self, catalog, key, field: str) -> Any:
         (plan,) = self.plans(catalog, [key])
-        return tilegen_tune.current(plan, field)
+        return tune.current(plan, field)
 
     def resolved_key(self, catalog, key) -> tuple:
         (plan,) = self.plans(catalog, [key])
@@ -326,10 +327,10 @@ class TilegenAudit:
 
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
         (plan,) = self.plans(catalog, [key])
-        return tilegen_tune.candidates(plan, lines)
+        return tune.candidates(plan, lines)
 
     def patch_tables(self, catalog, dst, changes: dict) -> None:
-        tilegen_tune.patch_tables(catalog, dst, changes)
+        tune.patch_tables(catalog, dst, changes)
 
 
 def cross_rows(rows: pl.DataFrame, label) -> pl.DataFrame:

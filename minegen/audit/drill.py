@@ -6,14 +6,16 @@ with their ``minegen generate`` commands, drawn.
 
 from __future__ import annotations
 
-from minegen.table_model import region_target_size
-
-from ..reports.document import (
+from pipeline.hints import RunHints
+from pipeline.reports.audit_page import groups
+from pipeline.reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
-from ..reports.audit_page import groups
-from ..reports.svg import Series, line_chart
-from .minegen_tune import TUNING
+from pipeline.reports.svg import Series, line_chart
+
+from ..table_model import region_target_size
+from .tune import TUNING
+
 
 WORST_BOARDS = 3  # boards drawn per drilled row
 NEAR_MISSES = 3  # passing rows closest to a threshold, drilled as well
@@ -78,7 +80,7 @@ def reason(row: dict, line: str) -> str:
     return f"line {line} fails."
 
 
-def sweep_command(row: dict, line: str, tables: str | None) -> str | None:
+def sweep_command(row: dict, line: str, hints: RunHints) -> str | None:
     moves = MOVES.get(line) or []
     if not moves:
         return None
@@ -96,12 +98,11 @@ def sweep_command(row: dict, line: str, tables: str | None) -> str | None:
         grid = f"{lo}:{hi}:{max(1, (hi - lo) // 6)}"
     else:
         return None
-    where = f" --tables {tables}" if tables else ""
-    return (f"minegen sweep --row {row['level_index']}:{row['node_depth']} --vary "
-            f"{field}={grid}{where} --n {row['boards']}")
+    return hints.audit("sweep", "--row", f"{row['level_index']}:{row['node_depth']}", "--vary",
+                       f"{field}={grid}", "--n", row["boards"])
 
 
-def drill_down(doc, tables: str | None) -> list[Section]:
+def drill_down(doc, hints: RunHints) -> list[Section]:
     sec = Section("drill-down", "Drill-down: failing rows and near misses")
     out = [sec]
     rows = worst_rows(doc)
@@ -125,13 +126,14 @@ def drill_down(doc, tables: str | None) -> list[Section]:
                                      [[Cell(n), Cell(f), Cell(w), Cell(why)]
                                       for n, f, w, why in moves]))
         for name in names:
-            cmd = sweep_command(row, name, tables)
+            cmd = sweep_command(row, name, hints)
             if cmd:
                 head.blocks.append(Para(f"Sweep for line {name}: {cmd}"))
         boards = [int(i) for i in (row.get("worst_boards") or [])[:WORST_BOARDS]]
         drawn = []
         for i in boards:
-            cmd = f"minegen generate {row['level_index']} {row['node_depth']} --index {i}"
+            cmd = hints.program("minegen", "generate", row["level_index"], row["node_depth"],
+                                "--index", i)
             svg = doc.drawings.get((key, i))
             if svg is not None:
                 drawn.append(Figure(f"board-{row['level_index']}-{row['node_depth']}-{i}",

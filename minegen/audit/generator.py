@@ -16,18 +16,19 @@ import polars as pl
 
 from boardcore import kernel_cache
 from boardcore.errors import InputError
-from minegen.plan import RowPlan, plan_row
-from minegen import record as minegen_record
-from minegen.record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
-from minegen.rng import MAX_BOARDS_PER_ROW
-from minegen.table_loader import check_board_gen_row, load_tables, row_fields
-from minegen.table_model import Tables
+from pipeline.analysis.lines import Line
+from pipeline.generator import SweepField
+from pipeline.reports.document import exact
 
-from ..analysis.lines import Line
-from ..generator import SweepField
-from ..reports.document import exact
-from . import minegen_b1, minegen_boards, minegen_drill, minegen_sections, minegen_tune
-from .minegen_sections import MINE_DRIFT_WARN
+from . import b1, boards, drill, sections, tune
+from .. import record as minegen_record
+from ..plan import RowPlan, plan_row
+from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
+from ..rng import MAX_BOARDS_PER_ROW
+from ..table_loader import check_board_gen_row, load_tables, row_fields
+from ..table_model import Tables
+from .sections import MINE_DRIFT_WARN
+
 
 TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
 # the entry kernels' cache index files (numba names them after the module and function)
@@ -120,12 +121,12 @@ class MinegenAudit:
     # The audit computes the difficulty tiers (record schema 2): +21 % / +32 % per attempt
     # at 12x12 / 30x16 (within the issue's 50 %), measured by the tiers' author.
     def block(self, plan: RowPlan, first: int, count: int) -> dict[str, np.ndarray]:
-        from minegen.batch import generate_block
+        from ..batch import generate_block
 
         return generate_block(plan, first, count, tiers=TIERS)
 
     def warm(self) -> None:
-        from minegen.batch import warm_up
+        from ..batch import warm_up
 
         warm_up(tiers=TIERS)
 
@@ -169,7 +170,7 @@ class MinegenAudit:
                 [pl.col("illegal").not_(),
                  pl.col("fog_regions_achieved") - pl.col("fog_regions_requested"),
                  "inferability", "inferability_core", pl.col("attempts_used").neg()],
-                maintain_order=True).head(minegen_drill.WORST_BOARDS).alias("worst_boards"),
+                maintain_order=True).head(drill.WORST_BOARDS).alias("worst_boards"),
             *(tier_aggregations() if TIERS else ()),
         ]
 
@@ -192,19 +193,19 @@ class MinegenAudit:
         return {"shortfall": records.group_by(by).agg(pl.len().alias("boards")).sort(by)}
 
     def run_tables(self, rows: pl.DataFrame, catalog: Tables) -> dict[str, pl.DataFrame]:
-        return {"b1_reconciliation": minegen_b1.reconcile(rows, catalog.settlement)}
+        return {"b1_reconciliation": b1.reconcile(rows, catalog.settlement)}
 
     def report_sections(self, doc) -> list:
-        return minegen_sections.sections(doc)
+        return sections.sections(doc)
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        from ..reports.audit_page import AuditDoc
+        from pipeline.reports.audit_page import AuditDoc
 
         doc = AuditDoc({}, rows.to_dicts(), results, self.lines, self.key_fields, self.label)
-        return minegen_drill.wanted(doc)
+        return drill.wanted(doc)
 
     def exhibit(self, plan: RowPlan, index: int) -> str:
-        return minegen_boards.exhibit(plan, index, tiers=TIERS)
+        return boards.exhibit(plan, index, tiers=TIERS)
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         drift = rows.filter(pl.col("mine_drift_warning"))
@@ -276,10 +277,10 @@ class MinegenAudit:
         return catalog.resolve(*key).tune_locked
 
     def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
-        return minegen_tune.candidates(catalog.resolve(*key), lines)
+        return tune.candidates(catalog.resolve(*key), lines)
 
     def patch_tables(self, catalog: Tables, dst, changes: dict) -> None:
-        minegen_tune.patch_tables(catalog.root, dst, changes)
+        tune.patch_tables(catalog.root, dst, changes)
 
 
 def tier_aggregations() -> list[pl.Expr]:

@@ -8,13 +8,15 @@ retry}-L<level>``.
 
 from __future__ import annotations
 
-from ..reports.document import (
+from pipeline.reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
-from minegen.table_loader import DEFAULT_ROOT
+from pipeline.hints import RunHints
+from pipeline.reports.svg import Band, Marks, Series, line_chart
 
-from ..reports.svg import Band, Marks, Series, line_chart
-from . import minegen_drill
+from . import drill
+from ..table_loader import DEFAULT_ROOT
+
 
 MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option (the audit reads it here)
 
@@ -204,9 +206,7 @@ def sections(doc) -> list[Section]:
             "B failures on small or sparse boards are an expected finding: fog regions need "
             "a 4-connected component of eligible cells, and eligible cells form thin bands "
             "around the mines; the generator is never bent to make a row pass.")]))
-    tables = doc.manifest.get("table_root")
-    tables = None if tables in (None, str(DEFAULT_ROOT)) else tables
-    out += [*minegen_drill.drill_down(doc, tables), minegen_drill.difficulty_curve(doc),
+    out += [*drill.drill_down(doc, RunHints(doc.manifest, DEFAULT_ROOT)), drill.difficulty_curve(doc),
             *_tiers(doc), _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
     b1 = doc.tables.get("b1_reconciliation")
     if b1 is not None:

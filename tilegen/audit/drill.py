@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import html
 
-from tilegen.codes import DENSITIES, MAX_ATTEMPTS
-from tilegen.table_loader import DEFAULT_ROOT
+from pipeline.hints import RunHints
+from pipeline.reports.document import FAIL, Bullets, Cell, Figure, Figures, Para, Section, exact, num
 
-from ..reports.document import FAIL, Bullets, Cell, Figure, Figures, Para, Section, exact, num
-from . import tilegen_tune
+from . import tune
+from ..codes import DENSITIES, MAX_ATTEMPTS
+from ..table_loader import DEFAULT_ROOT
+
 
 CHECKS = {  # failure_reason / reject counter -> what it means, in a designer's words
     "none": "met every gate",
@@ -25,8 +27,8 @@ CHECKS = {  # failure_reason / reject counter -> what it means, in a designer's 
     "tool_free_high": "G1: tool-free pass rate above the level's band (too easy)",
     "tool_assist_low": "G2: tool-assisted pass rate below the level's minimum",
 }
-_FIELD_WORDS = {tilegen_tune.DENSITY_CLASS: "0 low, 1 medium, 2 medium_high, 3 high"}
-NEXT_RUNG = {tilegen_tune.DENSITY_CLASS: "density one class lower",
+_FIELD_WORDS = {tune.DENSITY_CLASS: "0 low, 1 medium, 2 medium_high, 3 high"}
+NEXT_RUNG = {tune.DENSITY_CLASS: "density one class lower",
              "layers": "one layer fewer", "element_count": "one element type fewer",
              "layer_distribution": "0.05 of share moved from the bottom to the top layer"}
 
@@ -108,20 +110,24 @@ def _first_rung(row: dict) -> tuple[str, str, int, int]:
     hi = row.get("tool_free_max")
     if hi is not None and hi < 1 and (row.get("reason_tool_free_high") or 0) > 0:
         return ("density one class higher (too easy: tool-free above the band)",
-                tilegen_tune.DENSITY_CLASS, dens, len(DENSITIES) - 1)
+                tune.DENSITY_CLASS, dens, len(DENSITIES) - 1)
     if dens > 0:
-        return NEXT_RUNG[tilegen_tune.DENSITY_CLASS], tilegen_tune.DENSITY_CLASS, 0, dens
+        return NEXT_RUNG[tune.DENSITY_CLASS], tune.DENSITY_CLASS, 0, dens
     if row["layers"] > 1:
         return NEXT_RUNG["layers"], "layers", 1, row["layers"]
     ec = row["element_count"]
     return NEXT_RUNG["element_count"], "element_count", max(3, ec - 3), ec
 
 
-def _sweep(row: dict, field: str, lo: int, hi: int, tables: str | None) -> str:
-    where = f" --tables {tables}" if tables else ""
+def _sweep(row: dict, field: str, lo: int, hi: int, hints: RunHints) -> str:
     key = f"{row['city_id']}:{row['level_id']}:{row['revision']}"
-    return (f"minegen sweep --generator tilegen --row {key} --vary {field}={lo}:{hi}:1"
-            f"{where} --n {row['boards']}")
+    return hints.audit("sweep", "--row", key, "--vary", f"{field}={lo}:{hi}:1", "--n",
+                       row["boards"])
+
+
+def _generate(row: dict, index: int, hints: RunHints) -> str:
+    return hints.program("tilegen", "generate", row["city_id"], row["level_id"], "--revision",
+                         row["revision"], "--index", index)
 
 
 def q_safe_p(n: int, risk: float = 0.05) -> float:
@@ -129,10 +135,8 @@ def q_safe_p(n: int, risk: float = 0.05) -> float:
     return 1.0 - (1.0 - (1.0 - risk) ** (1.0 / max(1, n))) ** (1.0 / MAX_ATTEMPTS)
 
 
-def _tables(doc) -> str | None:
-    """The run's table root as a command option (None: the default root)."""
-    root = doc.manifest.get("table_root")
-    return None if root in (None, str(DEFAULT_ROOT)) else root
+def _hints(doc) -> RunHints:
+    return RunHints(doc.manifest, DEFAULT_ROOT)
 
 
 MAX_DRAWN = 8  # failing rows whose boards the report draws
@@ -150,13 +154,11 @@ def wanted(rows, results: list[dict]) -> list[tuple[tuple, int]]:
 
 def _drawings(doc, row: dict) -> list:
     key, label = doc.key(row), doc.row_label(row)
-    tables = _tables(doc)
-    where = f" --tables {tables}" if tables else ""
+    hints = _hints(doc)
     figs = []
     for i in (-1, *(row.get("worst_boards") or [])[:1]):
         text = doc.drawings.get((key, i))
-        cmd = (f"tilegen generate {row['city_id']} {row['level_id']} --revision "
-               f"{row['revision']} --index {i}{where}")
+        cmd = _generate(row, i, hints)
         what = "production board" if i == -1 else f"worst audit board {i}"
         if text is not None:
             figs.append(Figure(f"board-{row['city_id']}-{row['level_id']}-{row['revision']}-{i}",
@@ -174,13 +176,14 @@ def failing_rows(doc, gen) -> list[Section]:
     if not failing:
         sec.blocks.append(Para("Every hard line holds on every row."))
         return out
-    tables = _tables(doc)
+    hints = _hints(doc)
+    tune = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"))
     sec.blocks.append(Para(
         "Per failing row: each hard line it fails, by how much, and the first step of the "
         "05 §16 tuning ladder (too hard: density one class lower, then one layer fewer, then "
         "one element type fewer, then share moved from the bottom to the top layer; a row "
-        "that is too easy goes the other way). `minegen tune --generator tilegen` tries the "
-        "ladder with the audit's seeds and proposes a new revision."))
+        f"that is too easy goes the other way). `{tune}` tries the ladder with "
+        "the audit's seeds and proposes a new revision."))
     by_key = {doc.key(r): r for r in doc.rows}
     for key, names in failing.items():
         row = by_key[key]
@@ -192,16 +195,13 @@ def failing_rows(doc, gen) -> list[Section]:
         sub.blocks.append(Para(f"Try first: {words} (now density {row['density']}, "
                                f"{row['layers']} layer(s), {row['element_count']} element "
                                f"types). To see where it breaks: "
-                               f"`{_sweep(row, field, lo, hi, tables)}` ({field}: "
+                               f"`{_sweep(row, field, lo, hi, hints)}` ({field}: "
                                f"{_FIELD_WORDS.get(field, field)})."))
         worst = row.get("worst_boards") or []
         if worst:
             sub.blocks.append(Para("Worst audit seeds (not met first, then lowest tool-free "
                                    "pass rate): " + ", ".join(str(i) for i in worst) + "; "
-                                   "draw one with `tilegen generate "
-                                   f"{row['city_id']} {row['level_id']} --revision "
-                                   f"{row['revision']} --index {worst[0]}"
-                                   + (f" --tables {tables}" if tables else "") + "`."))
+                                   f"draw one with `{_generate(row, worst[0], hints)}`."))
         sub.blocks += _drawings(doc, row)
         out.append(sub)
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from minegen.table_model import Settlement
+from ..table_model import Settlement
 
 
 def clause3(mines: int, safe: int, iota: float, s: Settlement) -> dict:

@@ -21,10 +21,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from boardcore.errors import Diagnostic
-from tilegen.codes import DENSITIES
+
+from ..codes import DENSITIES
+
 
 DENSITY_CLASS = "density_class"  # sweep/tune knob: the index of the density in DENSITIES
-LADDER = (DENSITY_CLASS, "layers", "element_count", "layer_distribution")
 BOTH_WAYS = {"G-TF", "P"}  # lines that fail for a row too easy as well as too hard
 STEPS = 3  # values per direction and rung at the most
 SHARE_STEP = Decimal("0.05")
@@ -55,7 +56,7 @@ def vary(catalog, key: tuple, field: str, value):
     the plan keeps the key, so its seeds are the audit's."""
     from dataclasses import replace
 
-    from tilegen.table_loader import vary as vary_one
+    from ..table_loader import vary as vary_one
 
     if field == DENSITY_CLASS and not (isinstance(value, int) and 0 <= value < len(DENSITIES)):
         return None, [Diag("domain", field, value, f"a class 0..{len(DENSITIES) - 1}")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 
+
 CELL = 12
 COLORS = {"mine": "#5d1010", "closed": "#ffd166", "fog": "#b0b0b0", "open": "#f7f7f7"}
 
@@ -76,9 +77,9 @@ def exhibit(plan, index: int, tiers: bool = True) -> str:
     the audit used: ``tiers`` must match, or a worker compiles a second kernel)."""
     import warnings
 
-    from minegen.errors import DegradedBoardWarning, IllegalBoardWarning
-    from minegen.generate import generate_planned
-    from minegen.rng import BOARD_GEN_STREAM, derive_at, sigma
+    from ..errors import DegradedBoardWarning, IllegalBoardWarning
+    from ..generate import generate_planned
+    from ..rng import BOARD_GEN_STREAM, derive_at, sigma
 
     sig = sigma(plan.level, plan.depth)
     with warnings.catch_warnings():
