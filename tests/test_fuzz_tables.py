@@ -926,6 +926,7 @@ def test_malformed_root_of_each_kind(kind, data):
     build_and_check(root)
 
 
+@pytest.mark.slow
 @fuzz(MIXED_EXAMPLES)
 @given(data=st.data())
 def test_malformed_root_mixed_kinds(data):

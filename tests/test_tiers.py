@@ -164,6 +164,7 @@ def test_the_twin_uses_the_kernels_cap():
     assert NT.ENUM_CAP == ENUM_CAP and NT.TIERS == len(Tier)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, **SETTINGS)
 @given(board=small_boards())
 def test_tiers_match_twin_and_brute_force(board):

@@ -220,6 +220,7 @@ def solve(elem, occ, E, mask, slot_rule, cap=BIG_CAP, byp=(), undo=-1, memo=None
 
 # ---------------------------------------------------------------- kernel == twin
 
+@pytest.mark.slow
 @settings(max_examples=300, **SETTINGS)
 @given(data=st.data())
 def test_runs_equal_the_twin(data):
@@ -486,6 +487,7 @@ def test_classify_deadlock():
     assert classify(FULL_THEN_TRIPLE, 7) == Deadlock.NONE  # full, but the triple is legal
 
 
+@pytest.mark.slow
 def test_replay_equals_the_batch():
     elem, occ = random_board(11, 10, 10, 4, 0.2)
     prm = make_prm(30, 10, runs=4)

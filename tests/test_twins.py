@@ -364,6 +364,7 @@ def assert_same_board(row, pool, seed, dig_ap_cost=1):
     return twin
 
 
+@pytest.mark.slow
 @settings(max_examples=300, **SETTINGS)
 @given(case=row_cases(), seed=st.integers(0, 2**64 - 1), dig_ap_cost=st.integers(1, 8))
 def test_generator_matches_naive_generator(case, seed, dig_ap_cost):

@@ -18,6 +18,7 @@ import re
 import shutil
 from pathlib import Path
 
+from pipeline.store import atomic
 
 LOWER, HIGHER = "lower", "higher"
 BOARD_SIZE = "board_size"  # width and height together (square rows only)
@@ -107,7 +108,7 @@ def patch_tables(src: str | Path, dst: Path, changes: dict[tuple[int, int], dict
                 if n != 1:
                     raise ValueError(f"row {key}: no `{name} = ...` line to change")
         blocks[i] = block
-    path.write_text("".join(blocks), encoding="utf-8")
+    atomic.write_text(path, "".join(blocks))
 
 
 def _key(block: str) -> tuple[int, int] | None:

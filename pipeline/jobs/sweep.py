@@ -312,24 +312,26 @@ def write_sweep(out, doc: dict, created, gen) -> Path:
     root = sweeps_dir(out)
     row = re.sub(r"[^A-Za-z0-9]+", "-", doc["inputs"]["row_label"]).strip("-")
     base = f"{created.strftime('%Y%m%dT%H%M%SZ')}-{row}-{doc['inputs']['field']}"
-    for k in range(1, _MAX_NAME_TRIES + 1):
-        sweep_id = base if k == 1 else f"{base}-{k}"
+    def take(sweep_id: str) -> Path:
         if (root / sweep_id).exists():
-            continue
+            raise FileExistsError(sweep_id)
         doc["sweep_id"] = sweep_id
         try:
             with atomic.folder(root / sweep_id) as tmp:
-                (tmp / "sweep.json").write_text(runs.to_json(doc), encoding="utf-8")
-                sweep_page.csv_frame(doc).write_csv(tmp / "sweep.csv")
-                (tmp / "sweep.md").write_text(sweep_page.markdown(doc), encoding="utf-8")
-                (tmp / "sweep.html").write_text(sweep_page.html(doc), encoding="utf-8")
+                atomic_files(tmp)
         except OSError:
-            if (root / sweep_id).exists():
-                continue  # taken between the check and the rename
+            if (root / sweep_id).exists():  # taken between the check and the rename
+                raise FileExistsError(sweep_id) from None
             raise
         return root / sweep_id
-    raise InputError(f"no free sweep folder name under {root} after {_MAX_NAME_TRIES} "
-                       f"tries ({base}-N)")
+
+    def atomic_files(tmp: Path) -> None:
+        (tmp / "sweep.json").write_text(runs.to_json(doc), encoding="utf-8")
+        sweep_page.csv_frame(doc).write_csv(tmp / "sweep.csv")
+        (tmp / "sweep.md").write_text(sweep_page.markdown(doc), encoding="utf-8")
+        (tmp / "sweep.html").write_text(sweep_page.html(doc), encoding="utf-8")
+
+    return atomic.claim_name(base, take, "sweep folder name", root, _MAX_NAME_TRIES)[1]
 
 
 def cmd_sweep(args) -> int:

@@ -96,22 +96,16 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                              ) from None
     doc.update(tune_id=folder.name, created_utc=created.isoformat(timespec="seconds"),
                tables=str(catalog.root), n=a.n, wall_s=round(time.perf_counter() - t0, 3))
-    (folder / "tune.json").write_text(runs.to_json(doc), encoding="utf-8")
-    (folder / "patch.md").write_text(patch_markdown(gen, doc), encoding="utf-8")
+    atomic.write_text(folder / "tune.json", runs.to_json(doc))
+    atomic.write_text(folder / "patch.md", patch_markdown(gen, doc))
     (folder / MARKER).unlink()
     return TuneResult(doc["exit_code"], folder, doc)
 
 
 def _claim(root: Path, base: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    for k in range(1, 1000):
-        folder = root / (base if k == 1 else f"{base}-{k}")
-        try:
-            folder.mkdir()
-            return folder
-        except FileExistsError:
-            continue
-    raise InputError(f"no free tune id under {root}")
+    return atomic.claim_name(base, lambda name: (root / name).mkdir() or root / name,
+                             "tune id", root)[1]
 
 
 def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:
@@ -218,8 +212,8 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
     proposed = run_audit(replace(a, tables=str(tables), rows=(), out=str(folder / "audit")),
                          progress, gen)
     d = compare(gen, base, runs.load_run(proposed.run_dir, gen.key_fields))
-    (folder / "diff.md").write_text(diff_page.markdown(d), encoding="utf-8")
-    (folder / "diff.html").write_text(diff_page.html(d), encoding="utf-8")
+    atomic.write_text(folder / "diff.md", diff_page.markdown(d))
+    atomic.write_text(folder / "diff.html", diff_page.html(d))
     code = EXIT_OK if proposed.exit_code == EXIT_OK else EXIT_ASSERTION_FAILED
     return {"baseline_run": str(base.path), "proposed_run": str(proposed.run_dir),
             "proposed_exit_code": proposed.exit_code, "exit_code": code,

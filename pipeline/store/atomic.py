@@ -12,6 +12,9 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def _tmp_name(final: Path) -> Path:
@@ -69,3 +72,20 @@ def folder(final: str | os.PathLike) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     fsync_path(final.parent)
+
+
+def claim_name(base: str, take: Callable[[str], T], what: str, where: Path,
+               tries: int = 1000) -> tuple[str, T]:
+    """The first free name of ``base``, ``base-2``, ``base-3`` ...: ``take(name)`` claims it
+    (its own mkdir or rename is the claim, so two processes started in the same second
+    never share a name) and raises ``FileExistsError`` when the name is taken. Returns
+    (name, what ``take`` returned); bad input (exit 2) when every try is taken."""
+    from boardcore.errors import InputError
+
+    for k in range(1, tries + 1):
+        name = base if k == 1 else f"{base}-{k}"
+        try:
+            return name, take(name)
+        except FileExistsError:
+            continue
+    raise InputError(f"no free {what} under {where} after {tries} tries ({base}-N)")

@@ -57,22 +57,20 @@ class ShardStore:
         folder's own mkdir is the claim, so two runs started in the same second (even in two
         processes) never share an id. The store is returned locked."""
         vdir.mkdir(parents=True, exist_ok=True)
-        for k in range(1, tries + 1):
-            run_id = base if k == 1 else f"{base}-{k}"
-            if (vdir / run_id).exists():
-                continue
+
+        def take(run_id: str) -> ShardStore:
+            if (vdir / run_id).exists():  # a finished run holds the id
+                raise FileExistsError(run_id)
             folder = vdir / f"{PARTIAL_PREFIX}{run_id}"
-            try:
-                folder.mkdir()
-            except FileExistsError:
-                continue
+            folder.mkdir()
             store = cls(folder)
             store.lock()
             store.shards.mkdir()
             atomic.write_text(folder / "run.json",
                               json.dumps({"run_id": run_id, **facts}, indent=2))
             return store
-        raise InputError(f"no free run id under {vdir} after {tries} tries ({base}-N)")
+
+        return atomic.claim_name(base, take, "run id", vdir, tries)[1]
 
     def lock(self) -> None:
         """Own the run folder (an advisory lock, released by ``unlock`` or when the process

@@ -21,6 +21,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from boardcore.errors import Diagnostic
+from pipeline.store import atomic
 
 from ..codes import DENSITIES
 
@@ -149,7 +150,7 @@ def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
     missing = set(changes) - set(keys)
     if missing:
         raise ValueError(f"{path}: no [[rows]] block for {sorted(missing)}")
-    path.write_text("".join(blocks), encoding="utf-8")
+    atomic.write_text(path, "".join(blocks))
 
 
 def _set(block: str, name: str, value) -> str:
