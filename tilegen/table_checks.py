@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from boardcore.errors import Diagnostic
-from boardcore.tables import dec
+from boardcore.tables import Collector, dec, emit, has  # noqa: F401  (the loader uses them)
 
 from . import table_model as tm
 from .codes import BP, MAX_PIECES
@@ -28,28 +27,6 @@ DENSITY_FILE = "density.toml"
 LAYOUT_FILE = "layout.toml"
 ACCEPTANCE_FILE = "acceptance.toml"
 RULES_FILE = "rules.toml"
-
-
-class Collector:
-    """The diagnostics of one load, in discovery order."""
-
-    def __init__(self) -> None:
-        self.items: list[Diagnostic] = []
-
-    def add(self, category, file, row="-", field="-", value="-", rule="", severity="error"):
-        self.items.append(Diagnostic(category, file, row, field, value, rule, severity))
-
-    def errors(self) -> int:
-        return sum(d.severity == "error" for d in self.items)
-
-
-def emit(out: Collector, name: str, label: str, problems) -> None:
-    for fld, value, category, rule in problems:
-        out.add(category, name, label, fld, value, rule)
-
-
-def has(ok: dict, *names: str) -> bool:
-    return all(n in ok for n in names)
 
 
 def bp(x: int | float) -> int:

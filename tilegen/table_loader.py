@@ -19,13 +19,13 @@ a city element, the level id for an acceptance row, the class name for a density
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from boardcore.errors import Diagnostic, InputError, TableError
+from boardcore import tables
 from boardcore.tables import parse_toml
 
 from . import table_checks as tc
@@ -267,22 +267,9 @@ def _load_presets(doc: dict | None, ctx: tc.Context, out: tc.Collector):
 # ------------------------------------------------------------------ the public surface
 
 def content_hash(root: str | os.PathLike) -> str:
-    """sha256 hex over every ``*.toml`` file under the root, sorted by relative path.
-
-    Each file contributes ``utf8(relative posix path) 0x00 len(bytes) as 8-byte
-    big-endian, bytes``: any byte of any table file, or a file added or removed, changes it.
-    """
-    h = hashlib.sha256()
-    root = Path(root)
-    files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*.toml")
-                   if p.is_file()) if root.is_dir() else []
-    for rel, path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b""
-        h.update(rel.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
-    return h.hexdigest()
+    """sha256 over every ``*.toml`` file under the root, sorted by relative path
+    (``boardcore.tables.content_hash``, recursive: ``cities/`` counts)."""
+    return tables.content_hash(root, recursive=True)
 
 
 def _load(root: Path) -> tuple[tm.Catalog | None, list[Diagnostic]]:
