@@ -96,12 +96,12 @@ class Collector:
     def add(self, category, file, row="-", field="-", value="-", rule="", severity="error"):
         self.items.append(Diagnostic(category, file, row, field, value, rule, severity))
 
-    @property
-    def has_errors(self) -> bool:
-        return any(d.severity == "error" for d in self.items)
-
     def errors(self) -> int:
         return sum(d.severity == "error" for d in self.items)
+
+    @property
+    def has_errors(self) -> bool:
+        return self.errors() > 0
 
 
 def emit(out: Collector, file: str, label: str, problems) -> None:

@@ -3,12 +3,14 @@
 Pure and deterministic; no Dask here (the audit lives in ``pipeline``).
 """
 
+from boardcore.streams import derive_at
+
 from .errors import (
     DefectError, DegradedBoardWarning, Diagnostic, IllegalBoardWarning, MinegenError, TableError,
 )
 from .generate import Board, generate
 from .record import FIELDS, GENERATOR_VERSION, METRIC_VERSION
-from .rng import derive_at, sigma
+from .rng import sigma
 
 __version__ = GENERATOR_VERSION
 

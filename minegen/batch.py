@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from boardcore.streams import derive_seeds
+
 from . import record as rec
 from ._kernels import attempt as K
 from .codes import Defect, N_INT_FIELDS
 from .generate import raise_defect
 from .plan import RowPlan
-from .rng import BOARD_GEN_STREAM, MAX_BOARDS_PER_ROW, derive_seeds, sigma
+from .rng import BOARD_GEN_STREAM, MAX_BOARDS_PER_ROW, sigma
 
 
 def generate_block(plan: RowPlan, first: int, count: int,

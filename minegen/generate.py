@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from boardcore.streams import MASK64, derive_at
+
 from . import record as rec
 from .codes import N_GRIDS, N_INT_FIELDS, Defect, Grid
 from .errors import DefectError, DegradedBoardWarning, IllegalBoardWarning, MinegenError
 from .plan import RowPlan, plan_row
-from .rng import BOARD_GEN_STREAM, MASK64, derive_at
+from .rng import BOARD_GEN_STREAM
 from .rng import sigma as sigma_of
 from .table_model import Tables
 

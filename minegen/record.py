@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codes import ENUM_CAP, EXIT_NAMES, F, N_TIERS, NOT_COMPUTED, Exit, Tier
 from boardcore.fields import Field
+
+from .codes import ENUM_CAP, EXIT_NAMES, F, N_TIERS, NOT_COMPUTED, Exit, Tier
 from .plan import RowPlan
 
 METRIC_VERSION = 1  # A1 F1 note 6: bump when R-inf or the information sources change

@@ -1,5 +1,5 @@
-"""minegen's board_gen stream (SPEC §3, A1 F4 seeds): the project's streams
-(``boardcore.streams``) with minegen's batch seed base.
+"""minegen's board_gen stream (SPEC §3, A1 F4 seeds): the stream name and batch seed base
+fed to the project's streams (``boardcore.streams.derive_at`` / ``derive_seeds``).
 
 - ``sigma(level, depth)``: the batch seed base, 10^9 + 2^20*L + 2^12*D; board i of a row
   uses ``derive_at("board_gen", sigma + i)`` for i in [0, N), N <= 4096 so row ranges never
@@ -7,9 +7,6 @@
 """
 
 from __future__ import annotations
-
-from boardcore.streams import (MASK64, Pcg32, derive_at, derive_seeds, fnv1a_64,  # noqa: F401
-                               splitmix64, stream_hash)
 
 BOARD_GEN_STREAM = "board_gen"
 MAX_BOARDS_PER_ROW = 4096  # 2^12: the depth stride of sigma

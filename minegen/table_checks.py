@@ -3,8 +3,8 @@
 Pure functions over plain values; ``table_loader`` turns their answers into
 ``Diagnostic`` records. Two layers, kept apart so one bad value never cascades:
 
-- ``check_value(spec, value)`` (``boardcore.tables``): one field on its own — TOML type, then domain
-  (A1 BoardGenTable field table; A4 VariationTable schema; A3 economy; B1 clause ③).
+- ``check_value(spec, value)`` (``boardcore.tables``): one field on its own — TOML type,
+  then domain (A1 BoardGenTable field table; A4 VariationTable schema; A3 economy; B1 clause ③).
 - cross-field predicates (A1 F2 fog, mine floor, F2b min-safe, F2c cost; A4
   ``hide_numbers ⇒ safe_nonzero``): called only with values that passed ``check_value``.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from boardcore.tables import FieldSpec, check_value, dec  # noqa: F401  (the project's toolkit)
+from boardcore.tables import FieldSpec, dec
 
 from .table_model import CELL_CONSTRAINTS, INFO_MASKS, SCOPES, SOLVER_RULES, planned_mines
 

@@ -1,6 +1,6 @@
 """Run options: defaults < profile (configs/NAME.toml, section [audit]) < command-line flags.
 
-Every bad value is a InputError (exit 2) naming the option and the fix: a profile value
+Every bad value is an InputError (exit 2) naming the option and the fix: a profile value
 of the wrong type, an empty ``--rows``, a scheduler address Dask would not take, an output
 folder that cannot hold a run (a file, read-only, under /proc or /dev, no space left).
 """

@@ -11,7 +11,8 @@ import pytest
 from minegen import FIELDS, DefectError, DegradedBoardWarning, IllegalBoardWarning, generate
 from minegen.batch import generate_block
 from minegen.plan import RowPlan, plan_row
-from minegen.rng import derive_at, sigma
+from boardcore.streams import derive_at
+from minegen.rng import sigma
 from minegen.table_model import BoardGenRow, VariationRow
 
 HIGH_TARGET_SIGMA = 0  # registered: attempt 1 legal, neither attempt reaches target 1.0

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from minegen import DegradedBoardWarning, generate
-from minegen.rng import Pcg32, derive_at, sigma
+from boardcore.streams import Pcg32, derive_at
+from minegen.rng import sigma
 from minegen.table_loader import load_tables
 
 GOLDEN = Path(__file__).parent / "golden" / "boards.json"

@@ -44,7 +44,8 @@ from minegen.codes import ENUM_CAP, F, NOT_COMPUTED, W8, Defect, Tier  # noqa: E
 from minegen.generate import generate_planned  # noqa: E402
 from minegen.plan import RowPlan  # noqa: E402
 from minegen.record import FIELDS, RECORD_SCHEMA_VERSION, tier_columns  # noqa: E402
-from minegen.rng import BOARD_GEN_STREAM, derive_at, sigma  # noqa: E402
+from boardcore.streams import derive_at  # noqa: E402
+from minegen.rng import BOARD_GEN_STREAM, sigma  # noqa: E402
 from minegen.table_loader import load_tables  # noqa: E402
 from minegen.table_model import BoardGenRow, VariationRow  # noqa: E402
 

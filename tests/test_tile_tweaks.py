@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tilegen.errors import InputError
+from boardcore.tables import Collector
 from tilegen import table_checks as tc
 from tilegen.table_loader import load_tables
 from tilegen.tweaks import direction_of, regenerate_with_tweaks
@@ -64,7 +65,7 @@ def test_every_proposal_is_a_valid_row(catalog, key, reason):
     for t in ladder(catalog, key, reason):
         if t.preset is None:
             continue
-        out = tc.Collector()
+        out = Collector()
         row, got, _ = tc.check_row(t.preset.raw(), 1, ctx, out)
         assert row == t.preset and got == t.preset.key, [d.format() for d in out.items]
         checked += 1

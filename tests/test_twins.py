@@ -34,7 +34,8 @@ from minegen.codes import W8, W32, Defect  # noqa: E402
 from minegen.batch import generate_block  # noqa: E402
 from minegen.generate import generate, generate_planned  # noqa: E402
 from minegen.plan import RowPlan, plan_row  # noqa: E402
-from minegen.rng import BOARD_GEN_STREAM, Pcg32, derive_at, sigma  # noqa: E402
+from boardcore.streams import Pcg32, derive_at  # noqa: E402
+from minegen.rng import BOARD_GEN_STREAM, sigma  # noqa: E402
 from minegen.table_loader import load_tables  # noqa: E402
 from minegen.table_model import BoardGenRow, Tables, VariationRow  # noqa: E402
 

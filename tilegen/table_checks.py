@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from boardcore.tables import Collector, dec, emit, has  # noqa: F401  (the loader uses them)
+from boardcore.tables import Collector, dec, emit, has, show
 
 from . import table_model as tm
 from .codes import BP, MAX_PIECES
@@ -62,19 +62,19 @@ def layout_rules(ok: dict, out: Collector) -> None:
     lanes = ok.get("lanes", {})
     if "piece_size" in ok and ok["piece_size"] % 4:
         out.add("piece_size_divisible_by_4", LAYOUT_FILE, "-", "piece_size",
-                tm.show(ok["piece_size"]), "piece_size must be divisible by 4 (decision 119)")
+                show(ok["piece_size"]), "piece_size must be divisible by 4 (decision 119)")
     if has(ok, "pitch", "jitter", "piece_size") \
             and ok["pitch"] > ok["piece_size"] + 2 * ok["jitter"]:
-        out.add("domain", LAYOUT_FILE, "-", "pitch", tm.show(ok["pitch"]),
+        out.add("domain", LAYOUT_FILE, "-", "pitch", show(ok["pitch"]),
                 "pitch must be in (0, piece_size + 2*jitter] (A-12)")
     if "piece_size" in ok and "pitch" in lanes and lanes["pitch"] < ok["piece_size"]:
-        out.add("domain", LAYOUT_FILE, "-", "lanes.pitch", tm.show(lanes["pitch"]),
+        out.add("domain", LAYOUT_FILE, "-", "lanes.pitch", show(lanes["pitch"]),
                 "lanes.pitch must be >= piece_size (lane boxes never overlap, A-15)")
     if has(ok, "grid_cols", "pitch", "jitter", "piece_size") and has(lanes, "count", "pitch"):
         width = grid_size(ok["grid_cols"], 1, ok["pitch"], ok["jitter"], ok["piece_size"])[0]
         strip = lane_strip_width(lanes["count"], lanes["pitch"], ok["piece_size"])
         if strip > width:
-            out.add("domain", LAYOUT_FILE, "-", "lanes.count", tm.show(lanes["count"]),
+            out.add("domain", LAYOUT_FILE, "-", "lanes.count", show(lanes["count"]),
                     f"the lane strip ({strip}) must fit the grid width ({width}) (A-15)")
 
 
@@ -91,12 +91,12 @@ def acceptance_row(raw: dict, pos: int, out: Collector):
     bad = bool(problems)
     for name in ("tool_free_min", "tool_free_max", "tool_assist_min", "clickable_min"):
         if name in ok and dec(ok[name]) * BP != bp(ok[name]):
-            out.add("acceptance", ACCEPTANCE_FILE, label, name, tm.show(ok[name]),
+            out.add("acceptance", ACCEPTANCE_FILE, label, name, show(ok[name]),
                     f"{name} must have at most {tm.SHARE_DECIMALS} decimals (basis points)")
             bad = True
             ok.pop(name)
     if has(ok, "tool_free_min", "tool_free_max") and ok["tool_free_max"] < ok["tool_free_min"]:
-        out.add("acceptance", ACCEPTANCE_FILE, label, "tool_free_max", tm.show(ok["tool_free_max"]),
+        out.add("acceptance", ACCEPTANCE_FILE, label, "tool_free_max", show(ok["tool_free_max"]),
                 "0 < tool_free_min <= tool_free_max <= 1 (05 §15.1, A-25)")
         bad = True
     band = None
@@ -121,7 +121,7 @@ def acceptance_coverage(levels: set[int], ctx: Context, out: Collector) -> None:
 def row_rules(ok: dict, label: str, ctx: Context, out: Collector) -> None:
     """Cross-field and cross-file rules of one preset row, on individually valid fields."""
     def add(category, fld, value, rule, severity="error"):
-        out.add(category, PRESETS_FILE, label, fld, tm.show(value), rule, severity)
+        out.add(category, PRESETS_FILE, label, fld, show(value), rule, severity)
 
     count, ppe = ok.get("element_count"), ok.get("pieces_per_element")
     city, layers = ok.get("city_id"), ok.get("layers")
@@ -221,6 +221,6 @@ def content_warnings(ctx: Context, cats: dict, keys, out: Collector) -> None:
         if keys is not None:
             levels = sorted(lv for c, lv, rev in keys if c == city and rev == 1)
             if levels != list(tm.LEVELS):
-                out.add("content_presets", PRESETS_FILE, city, "level_id", tm.show(levels),
+                out.add("content_presets", PRESETS_FILE, city, "level_id", show(levels),
                         "a city should have exactly 6 presets of revision 1, levels 1..6 (04)",
                         "warning")

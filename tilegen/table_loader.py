@@ -24,9 +24,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from boardcore.errors import Diagnostic, InputError, TableError
 from boardcore import tables
-from boardcore.tables import parse_toml
+from boardcore.errors import Diagnostic, InputError, TableError
+from boardcore.tables import Collector, emit, has, key_name, parse_toml, show
 
 from . import table_checks as tc
 from . import table_model as tm
@@ -44,7 +44,7 @@ VARY_FIELDS = ("element_count", "layers", "density", "pieces_per_element",
 _KEY = re.compile(r"([a-z][a-z0-9_]*):([0-9]{1,9})(?::([0-9]{1,9}))?")
 
 
-def _read(root: Path, name: str, out: tc.Collector) -> dict | None:
+def _read(root: Path, name: str, out: Collector) -> dict | None:
     """Parse one required TOML file; ``None`` (plus a "parse" diagnostic) if unusable."""
     path = root / name
     if not path.is_file():
@@ -58,70 +58,70 @@ def _read(root: Path, name: str, out: tc.Collector) -> dict | None:
     return doc
 
 
-def _tables_of(doc: dict, key: str, name: str, out: tc.Collector) -> list[tuple[int, dict]]:
+def _tables_of(doc: dict, key: str, name: str, out: Collector) -> list[tuple[int, dict]]:
     """The array of tables ``[[key]]`` as (1-based position, table); shape errors: parse."""
     for k in doc:
         if k != key:
-            out.add("unknown_field", name, field=tm.key_name(k), value=tm.show(doc[k]),
+            out.add("unknown_field", name, field=key_name(k), value=show(doc[k]),
                     rule=f"the only top-level key is {key} (an array of tables [[{key}]])")
     items = doc.get(key)
     if not items:
         out.add("parse", name, rule=f"file must hold at least one [[{key}]] table")
         return []
     if not isinstance(items, list):
-        out.add("parse", name, field=key, value=tm.show(items), rule=f"{key} must be [[{key}]]")
+        out.add("parse", name, field=key, value=show(items), rule=f"{key} must be [[{key}]]")
         return []
     good = []
     for pos, item in enumerate(items, start=1):
         if isinstance(item, dict):
             good.append((pos, item))
         else:
-            out.add("parse", name, f"#{pos}", key, tm.show(item),
+            out.add("parse", name, f"#{pos}", key, show(item),
                     f"each entry of {key} must be a table ([[{key}]])")
     return good
 
 
 # ------------------------------------------------------------------------- cities (04)
 
-def _load_city(doc: dict, name: str, stem: str, owner: dict, out: tc.Collector):
+def _load_city(doc: dict, name: str, stem: str, owner: dict, out: Collector):
     """One city file: (City or None, element entries or None, valid categories)."""
     n0 = out.errors()
     for k in doc:
         if k not in ("city", "elements"):
-            out.add("unknown_field", name, field=tm.key_name(k), value=tm.show(doc[k]),
+            out.add("unknown_field", name, field=key_name(k), value=show(doc[k]),
                     rule="top-level keys: city (a table) and elements ([[elements]])")
     head, city_name = doc.get("city"), ""
     if not isinstance(head, dict):
         out.add("missing_field" if head is None else "type", name, field="city",
-                value=tm.show(head) if head is not None else "-",
+                value=show(head) if head is not None else "-",
                 rule="required: a [city] table with id (= the file name)")
     else:
         ok, problems = tm.check_fields(head, tm.CITY_FIELDS, "city.")
-        tc.emit(out, name, "-", problems)
+        emit(out, name, "-", problems)
         if ok.get("id", stem) != stem:
-            out.add("domain", name, "-", "city.id", tm.show(ok["id"]),
+            out.add("domain", name, "-", "city.id", show(ok["id"]),
                     f"city id must equal the file name {stem!r}")
         city_name = ok.get("name", "")
     items = doc.get("elements")
     if not isinstance(items, list):
         out.add("missing_field" if items is None else "type", name, field="elements",
-                value=tm.show(items) if items is not None else "-",
+                value=show(items) if items is not None else "-",
                 rule="required: the city's elements as [[elements]] tables")
         return None, None, []
     elements, cats = [], []
     for pos, raw in enumerate(items, start=1):
         if not isinstance(raw, dict):
-            out.add("type", name, f"#{pos}", "elements", tm.show(raw),
+            out.add("type", name, f"#{pos}", "elements", show(raw),
                     "each entry of elements must be a table ([[elements]])")
             continue
         ok, problems = tm.check_fields(raw, tm.ELEMENT_FIELDS)
         label = ok["id"] if "id" in ok else f"#{pos}"
-        tc.emit(out, name, label, problems)
+        emit(out, name, label, problems)
         if "category" in ok:
             cats.append(ok["category"])
         if "id" in ok:
             if ok["id"] in owner:
-                out.add("duplicate_element_id", name, label, "id", tm.show(ok["id"]),
+                out.add("duplicate_element_id", name, label, "id", show(ok["id"]),
                         f"element ids must be unique across cities; {ok['id']} is already "
                         f"defined in {owner[ok['id']]}")
                 continue
@@ -131,14 +131,14 @@ def _load_city(doc: dict, name: str, stem: str, owner: dict, out: tc.Collector):
                                        ok.get("weight", 1), ok.get("name", "")))
     total = sum(e.weight for e in elements)
     if total > tm.WEIGHT_SUM_CAP:
-        out.add("domain", name, "-", "weight", tm.show(total),
+        out.add("domain", name, "-", "weight", show(total),
                 f"the city's weights must sum to <= {tm.WEIGHT_SUM_CAP} (a uint32 draw bound)")
     clean = out.errors() == n0
     city = tm.City(stem, tuple(sorted(elements, key=lambda e: e.id)), city_name)
     return (city if clean else None), len(items), cats
 
 
-def _load_cities(root: Path, ctx: tc.Context, out: tc.Collector):
+def _load_cities(root: Path, ctx: tc.Context, out: Collector):
     """Every ``cities/*.toml``: (clean cities, {city id: valid categories})."""
     folder = root / CITIES_DIR
     try:
@@ -163,7 +163,7 @@ def _load_cities(root: Path, ctx: tc.Context, out: tc.Collector):
 
 # ------------------------------------------------------------- density, layout, gates
 
-def _load_density(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict:
+def _load_density(doc: dict | None, ctx: tc.Context, out: Collector) -> dict:
     """density.toml: one [class] per ``codes.DENSITIES`` with its distribution (05 §10.1)."""
     result: dict[str, tuple[str, ...]] = {}
     for cls in DENSITIES:
@@ -172,31 +172,31 @@ def _load_density(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict:
         return result
     for k in doc:
         if k not in DENSITIES:
-            out.add("unknown_field", DENSITY_FILE, field=tm.key_name(k), value=tm.show(doc[k]),
+            out.add("unknown_field", DENSITY_FILE, field=key_name(k), value=show(doc[k]),
                     rule=f"density classes: {', '.join(DENSITIES)}")
     for cls in DENSITIES:
         if not isinstance(doc.get(cls), dict):
             out.add("missing_field" if cls not in doc else "type", DENSITY_FILE, field=cls,
-                    value=tm.show(doc[cls]) if cls in doc else "-",
+                    value=show(doc[cls]) if cls in doc else "-",
                     rule=f"required: a table [{cls}] with distribution = [\"0.40\", ...]")
             continue
         ok, problems = tm.check_fields(doc[cls], tm.DENSITY_FIELDS)
-        tc.emit(out, DENSITY_FILE, cls, problems)
+        emit(out, DENSITY_FILE, cls, problems)
         if not problems:
             result[cls] = ctx.density[cls] = tuple(ok["distribution"])
     return result
 
 
-def _load_layout(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> tm.Layout | None:
+def _load_layout(doc: dict | None, ctx: tc.Context, out: Collector) -> tm.Layout | None:
     """layout.toml (A-12 … A-15): field domains, then ``table_checks.layout_rules``."""
     if doc is None:
         return None
     n0 = out.errors()
     ok, problems = tm.check_fields(doc, tm.LAYOUT_FIELDS)
-    tc.emit(out, LAYOUT_FILE, "-", problems)
+    emit(out, LAYOUT_FILE, "-", problems)
     lanes = ok.get("lanes", {})
     tc.layout_rules(ok, out)
-    if tc.has(ok, "grid_cols", "grid_rows", "occupancy"):
+    if has(ok, "grid_cols", "grid_rows", "occupancy"):
         ctx.grid = (ok["grid_cols"], ok["grid_rows"], ok["occupancy"])
     if out.errors() != n0:
         return None
@@ -205,7 +205,7 @@ def _load_layout(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> tm.Lay
                      lanes["pitch"], lanes["gap"])
 
 
-def _load_acceptance(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> dict[int, Gates]:
+def _load_acceptance(doc: dict | None, ctx: tc.Context, out: Collector) -> dict[int, Gates]:
     gates: dict[int, Gates] = {}
     if doc is None:
         ctx.bands_known = False
@@ -218,7 +218,7 @@ def _load_acceptance(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> di
         if level is None:
             ctx.bands_known = False
         elif level in first:
-            out.add("duplicate_key", ACCEPTANCE_FILE, label, "level_id", tm.show(level),
+            out.add("duplicate_key", ACCEPTANCE_FILE, label, "level_id", show(level),
                     f"level_id must be unique; already defined by row #{first[level]}")
         else:
             first[level] = pos
@@ -228,12 +228,12 @@ def _load_acceptance(doc: dict | None, ctx: tc.Context, out: tc.Collector) -> di
     return gates
 
 
-def _load_rules(doc: dict | None, out: tc.Collector) -> Rules | None:
+def _load_rules(doc: dict | None, out: Collector) -> Rules | None:
     """rules.toml (docs/tilegen.md, Tables): provisional simulation settings."""
     if doc is None:
         return None
     ok, problems = tm.check_fields(doc, tm.RULES_FIELDS)
-    tc.emit(out, RULES_FILE, "-", problems)
+    emit(out, RULES_FILE, "-", problems)
     if problems:
         return None
     b = ok["tool_budget"]
@@ -244,7 +244,7 @@ def _load_rules(doc: dict | None, out: tc.Collector) -> Rules | None:
 
 # ------------------------------------------------------------------- presets (04, 05)
 
-def _load_presets(doc: dict | None, ctx: tc.Context, out: tc.Collector):
+def _load_presets(doc: dict | None, ctx: tc.Context, out: Collector):
     """presets.toml: every row, unique keys, and an acceptance row per level used."""
     rows, first, levels = [], {}, set()
     for pos, raw in (_tables_of(doc, "rows", PRESETS_FILE, out) if doc is not None else []):
@@ -253,7 +253,7 @@ def _load_presets(doc: dict | None, ctx: tc.Context, out: tc.Collector):
             levels.add(ok["level_id"])
         if key is not None and key in first:
             out.add("duplicate_key", PRESETS_FILE, ":".join(map(str, key)),
-                    "(city_id, level_id, revision)", tm.show(key), "key (city_id, level_id, "
+                    "(city_id, level_id, revision)", show(key), "key (city_id, level_id, "
                     f"revision) must be unique; already defined by row #{first[key]}")
             continue
         if key is not None:
@@ -273,7 +273,7 @@ def content_hash(root: str | os.PathLike) -> str:
 
 
 def _load(root: Path) -> tuple[tm.Catalog | None, list[Diagnostic]]:
-    out, ctx = tc.Collector(), tc.Context()
+    out, ctx = Collector(), tc.Context()
     cities, cats = _load_cities(root, ctx, out)
     density = _load_density(_read(root, DENSITY_FILE, out), ctx, out)
     layout = _load_layout(_read(root, LAYOUT_FILE, out), ctx, out)
@@ -387,6 +387,6 @@ def vary(catalog: tm.Catalog, key, field_name: str, value) -> tuple[TilePlan | N
         raw.pop(field_name, None)
     else:
         raw[field_name] = _plain(value)
-    out = tc.Collector()
+    out = Collector()
     new, _, _ = tc.check_row(raw, 1, tc.Context.of(catalog), out)
     return (_plan(catalog, new) if new is not None else None), out.items

@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass, field
 
 from boardcore import tables
-from boardcore.tables import key_name, show  # noqa: F401  (the loader's listing cells)
 from boardcore.errors import InputError
 
 from .codes import CATEGORY_NAMES, DENSITIES, SLOT_RULE_NAMES, TOOL_NAMES

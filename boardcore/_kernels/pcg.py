@@ -2,9 +2,9 @@
 plain Python/numpy in ``boardcore.streams``.
 
 The stream state is an explicit ``uint64[2]`` array ``[state, inc]`` passed by the caller
-(randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly
-as in pcg_basic.c, so a GDScript/C#/JavaScript port replays the same numbers (each generator's draw
-protocol in docs/).
+(randomness is a value). All arithmetic is uint64/uint32 with wrap-around, exactly as in
+pcg_basic.c, so a GDScript/C#/JavaScript port replays the same numbers (each generator's
+draw protocol in docs/).
 """
 
 import numpy as np

@@ -26,10 +26,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from boardcore._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed
+
 from ..codes import F, N_GRIDS, N_INT_FIELDS, W8, W32, Defect, Exit, KernelInputs, Tier
 from . import board as B
 from . import compiling
-from boardcore._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed
 from .solver import POPCOUNT8, SUBSET_TABLE, solve
 from .tiers import solve_tiers
 

@@ -7,8 +7,9 @@ Every draw is taken from the stream array ``st`` in the order docs/draw-protocol
 import numpy as np
 from numba import njit
 
-from ..codes import Constraint, Defect
 from boardcore._kernels.pcg import pcg_bounded
+
+from ..codes import Constraint, Defect
 
 # 8-neighbour offsets in a fixed order; offset j reversed is offset 7 - j.
 DX8 = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)

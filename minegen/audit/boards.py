@@ -79,7 +79,9 @@ def exhibit(plan, index: int, tiers: bool = True) -> str:
 
     from ..errors import DegradedBoardWarning, IllegalBoardWarning
     from ..generate import generate_planned
-    from ..rng import BOARD_GEN_STREAM, derive_at, sigma
+    from boardcore.streams import derive_at
+
+    from ..rng import BOARD_GEN_STREAM, sigma
 
     sig = sigma(plan.level, plan.depth)
     with warnings.catch_warnings():

@@ -8,10 +8,10 @@ retry}-L<level>``.
 
 from __future__ import annotations
 
+from pipeline.hints import RunHints
 from pipeline.reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
-from pipeline.hints import RunHints
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 
 from . import drill
@@ -206,8 +206,9 @@ def sections(doc) -> list[Section]:
             "B failures on small or sparse boards are an expected finding: fog regions need "
             "a 4-connected component of eligible cells, and eligible cells form thin bands "
             "around the mines; the generator is never bent to make a row pass.")]))
-    out += [*drill.drill_down(doc, RunHints(doc.manifest, DEFAULT_ROOT)), drill.difficulty_curve(doc),
-            *_tiers(doc), _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
+    hints = RunHints(doc.manifest, DEFAULT_ROOT)
+    out += [*drill.drill_down(doc, hints), drill.difficulty_curve(doc), *_tiers(doc),
+            _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
     b1 = doc.tables.get("b1_reconciliation")
     if b1 is not None:
         out.append(_b1_section(b1))

@@ -65,6 +65,7 @@ def check_n(gen, n) -> None:
 def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> AuditResult:
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
+    ref = opts.generator or gen.name  # how to load the generator again (resume, diff, hints)
     vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
     store = None
     if opts.resume:
@@ -86,7 +87,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     if store is None:
         full = not opts.rows
         store = ShardStore.claim(vdir, runs.run_id_base(catalog.content_hash, opts.n, created), {
-            "generator": gen.name, "generator_ref": opts.generator or gen.name,
+            "generator": gen.name, "generator_ref": ref,
             "tables": str(catalog.root),
             "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
             "full_table": full, "seeds_per_task": opts.seeds_per_task,
@@ -103,7 +104,6 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     run_id = store.run_id
     manifest = runs.base_manifest(gen, run_id, created, catalog, opts.n, opts.seeds_per_task,
                                   keys)
-    ref = opts.generator or gen.name  # how to load the generator again (diff, hints)
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full

@@ -318,20 +318,17 @@ def write_sweep(out, doc: dict, created, gen) -> Path:
         doc["sweep_id"] = sweep_id
         try:
             with atomic.folder(root / sweep_id) as tmp:
-                atomic_files(tmp)
+                (tmp / "sweep.json").write_text(runs.to_json(doc), encoding="utf-8")
+                sweep_page.csv_frame(doc).write_csv(tmp / "sweep.csv")
+                (tmp / "sweep.md").write_text(sweep_page.markdown(doc), encoding="utf-8")
+                (tmp / "sweep.html").write_text(sweep_page.html(doc), encoding="utf-8")
         except OSError:
             if (root / sweep_id).exists():  # taken between the check and the rename
                 raise FileExistsError(sweep_id) from None
             raise
         return root / sweep_id
 
-    def atomic_files(tmp: Path) -> None:
-        (tmp / "sweep.json").write_text(runs.to_json(doc), encoding="utf-8")
-        sweep_page.csv_frame(doc).write_csv(tmp / "sweep.csv")
-        (tmp / "sweep.md").write_text(sweep_page.markdown(doc), encoding="utf-8")
-        (tmp / "sweep.html").write_text(sweep_page.html(doc), encoding="utf-8")
-
-    return atomic.claim_name(base, take, "sweep folder name", root, _MAX_NAME_TRIES)[1]
+    return atomic.claim_name(base, take, "sweep folder name", root, _MAX_NAME_TRIES)
 
 
 def cmd_sweep(args) -> int:

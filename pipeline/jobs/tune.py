@@ -67,11 +67,11 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
         if not (folder / MARKER).is_file():
             raise InputError(f"--resume {opts.resume}: no unfinished tune at {folder}")
         facts = json.loads((folder / MARKER).read_text())
-        ref = facts.get("generator") or DEFAULT_GENERATOR
-        if a.generator and a.generator != ref:
-            raise InputError(f"--resume {opts.resume}: that tune is of generator {ref}, not "
-                             f"{a.generator}")
-        a = replace(a, tables=facts["tables"], n=facts["n"], generator=ref)
+        recorded = facts.get("generator") or DEFAULT_GENERATOR
+        if a.generator and a.generator != recorded:
+            raise InputError(f"--resume {opts.resume}: that tune is of generator {recorded}, "
+                             f"not {a.generator}")
+        a = replace(a, tables=facts["tables"], n=facts["n"], generator=recorded)
         opts = replace(opts, run=facts.get("run"), audit=a)
     gen = load_generator(a.generator)
     ref = a.generator or gen.name
@@ -104,8 +104,12 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
 
 def _claim(root: Path, base: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    return atomic.claim_name(base, lambda name: (root / name).mkdir() or root / name,
-                             "tune id", root)[1]
+
+    def take(name: str) -> Path:
+        (root / name).mkdir()  # FileExistsError: taken
+        return root / name
+
+    return atomic.claim_name(base, take, "tune id", root)
 
 
 def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:

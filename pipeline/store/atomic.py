@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from boardcore.errors import InputError
+
 T = TypeVar("T")
 
 
@@ -75,17 +77,14 @@ def folder(final: str | os.PathLike) -> Iterator[Path]:
 
 
 def claim_name(base: str, take: Callable[[str], T], what: str, where: Path,
-               tries: int = 1000) -> tuple[str, T]:
-    """The first free name of ``base``, ``base-2``, ``base-3`` ...: ``take(name)`` claims it
-    (its own mkdir or rename is the claim, so two processes started in the same second
-    never share a name) and raises ``FileExistsError`` when the name is taken. Returns
-    (name, what ``take`` returned); bad input (exit 2) when every try is taken."""
-    from boardcore.errors import InputError
-
+               tries: int = 1000) -> T:
+    """What ``take(name)`` returns for the first free name of ``base``, ``base-2``,
+    ``base-3`` ...: ``take`` claims the name (its own mkdir or rename is the claim, so two
+    processes started in the same second never share a name) and raises
+    ``FileExistsError`` when it is taken. Bad input (exit 2) when every try is taken."""
     for k in range(1, tries + 1):
-        name = base if k == 1 else f"{base}-{k}"
         try:
-            return name, take(name)
+            return take(base if k == 1 else f"{base}-{k}")
         except FileExistsError:
             continue
     raise InputError(f"no free {what} under {where} after {tries} tries ({base}-N)")

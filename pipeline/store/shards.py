@@ -70,7 +70,7 @@ class ShardStore:
                               json.dumps({"run_id": run_id, **facts}, indent=2))
             return store
 
-        return atomic.claim_name(base, take, "run id", vdir, tries)[1]
+        return atomic.claim_name(base, take, "run id", vdir, tries)
 
     def lock(self) -> None:
         """Own the run folder (an advisory lock, released by ``unlock`` or when the process

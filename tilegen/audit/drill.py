@@ -8,7 +8,8 @@ from __future__ import annotations
 import html
 
 from pipeline.hints import RunHints
-from pipeline.reports.document import FAIL, Bullets, Cell, Figure, Figures, Para, Section, exact, num
+from pipeline.reports.document import (FAIL, Bullets, Cell, Figure, Figures, Para, Section,
+                                       exact, num)
 
 from . import tune
 from ..codes import DENSITIES, MAX_ATTEMPTS
@@ -135,10 +136,6 @@ def q_safe_p(n: int, risk: float = 0.05) -> float:
     return 1.0 - (1.0 - (1.0 - risk) ** (1.0 / max(1, n))) ** (1.0 / MAX_ATTEMPTS)
 
 
-def _hints(doc) -> RunHints:
-    return RunHints(doc.manifest, DEFAULT_ROOT)
-
-
 MAX_DRAWN = 8  # failing rows whose boards the report draws
 
 
@@ -152,9 +149,8 @@ def wanted(rows, results: list[dict]) -> list[tuple[tuple, int]]:
     return [(k, i) for k in failing for i in (-1, *(worst.get(k) or [])[:1])]
 
 
-def _drawings(doc, row: dict) -> list:
+def _drawings(doc, row: dict, hints: RunHints) -> list:
     key, label = doc.key(row), doc.row_label(row)
-    hints = _hints(doc)
     figs = []
     for i in (-1, *(row.get("worst_boards") or [])[:1]):
         text = doc.drawings.get((key, i))
@@ -176,13 +172,14 @@ def failing_rows(doc, gen) -> list[Section]:
     if not failing:
         sec.blocks.append(Para("Every hard line holds on every row."))
         return out
-    hints = _hints(doc)
-    tune = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"))
+    hints = RunHints(doc.manifest, DEFAULT_ROOT)
+    tune_cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
+                           doc.manifest.get("n"))
     sec.blocks.append(Para(
         "Per failing row: each hard line it fails, by how much, and the first step of the "
         "05 §16 tuning ladder (too hard: density one class lower, then one layer fewer, then "
         "one element type fewer, then share moved from the bottom to the top layer; a row "
-        f"that is too easy goes the other way). `{tune}` tries the ladder with "
+        f"that is too easy goes the other way). `{tune_cmd}` tries the ladder with "
         "the audit's seeds and proposes a new revision."))
     by_key = {doc.key(r): r for r in doc.rows}
     for key, names in failing.items():
@@ -202,6 +199,6 @@ def failing_rows(doc, gen) -> list[Section]:
             sub.blocks.append(Para("Worst audit seeds (not met first, then lowest tool-free "
                                    "pass rate): " + ", ".join(str(i) for i in worst) + "; "
                                    f"draw one with `{_generate(row, worst[0], hints)}`."))
-        sub.blocks += _drawings(doc, row)
+        sub.blocks += _drawings(doc, row, hints)
         out.append(sub)
     return out
