@@ -373,5 +373,6 @@ def test_every_command_a_tilegen_report_prints_runs_as_printed(main_run):
         cmd = next(c for c in commands if tuple(shlex.split(c)[:2]) == verb)
         if verb[0] == "minegen":
             assert "--generator tilegen" in cmd and f"--out {main_run[1]}" in cmd, cmd
+            assert f"--n {N}" in cmd, cmd  # at the audit's N, never the default
         p = subprocess.run(as_printed(cmd), capture_output=True, text=True, timeout=600)
         assert p.returncode in (0, 1), (cmd, p.stderr)
