@@ -1,9 +1,13 @@
 """The plug-in seam: what the engine, the store and the reports need from a generator.
 
-Every hook is declared here once, with its contract; nothing in ``engine/``, ``store/``,
-``analysis/`` or ``reports/`` knows which game a generator builds boards for. A generator
-is registered under the entry-point group ``minegen.generators`` (``pyproject.toml``) or
-named as ``module:attribute`` (``--generator tests.toygen:GENERATOR``).
+A generator subclasses ``Generator`` (the required core, below on one screen) and, for each
+job it serves beyond the audit, a capability: ``Sweep`` (``sweep``) and ``Tune`` (``tune``,
+which sweeps as well). Everything else has a default in ``Generator`` that a generator
+overrides when it has more to say (reports, cross-row checks, drawings). A job asked of a
+generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
+``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
+A generator is registered under the entry-point group ``minegen.generators``
+(``pyproject.toml``) or named as ``module:attribute`` (``--generator tests.toygen:GENERATOR``).
 
 Words used below:
 - a *catalog* is a loaded, validated table root (``catalog.root``: its resolved path,
@@ -11,7 +15,8 @@ Words used below:
 - a *plan* is one row snapshot: a picklable, frozen value that is everything the block
   function needs (the engine ships it to workers and never looks inside it);
 - a *key* is a tuple of plain values identifying a row (``key_fields`` name its parts; the
-  same names are record and aggregate columns);
+  same names are record and aggregate columns); ``format_key`` writes it as the user types
+  it (``--row``), ``parse_key`` reads it back;
 - a *block* is the records of boards ``[first, first + count)`` of one plan, as numpy
   columns in ``record`` order (one kernel call; no Python per board).
 """
@@ -19,21 +24,139 @@ Words used below:
 from __future__ import annotations
 
 import importlib
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from boardcore.errors import InputError
+from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 
 from .analysis.lines import Line
 
 ENTRY_POINT_GROUP = "minegen.generators"
 DEFAULT_GENERATOR = "minegen"
+
+
+class Generator(ABC):
+    # ------------------------------------------------------------ the required core
+    name: str  # identity: the manifest, the output folder, the shard keys
+    metric_version: int
+    generator_version: str
+    seed_rule: str  # one sentence: how board i of a row gets its stream seed
+    key_fields: tuple[str, ...]  # record/aggregate columns that identify a row
+    index_field: str  # record column of the board index i (rows are sorted by it)
+    record: tuple[Field, ...]  # the per-board record, declared once
+    lines: tuple[Line, ...]  # every audit line, hard and advisory
+
+    @abstractmethod
+    def load(self, root: str | None) -> Any:
+        """Load and validate a table root (None: the default); InputError (with every
+        violation) on bad tables."""
+
+    @abstractmethod
+    def parse_key(self, text: str) -> tuple:
+        """A row as the user types it (``--rows``, ``--row``) -> key; InputError if bad."""
+
+    @abstractmethod
+    def format_key(self, key: tuple) -> str:
+        """The inverse of ``parse_key``: ``parse_key(format_key(k)) == k``."""
+
+    @abstractmethod
+    def plans(self, catalog: Any, keys: Sequence[tuple]) -> list[Any]:
+        """Plans of ``keys`` (empty: every row of the catalog), sorted by key."""
+
+    @abstractmethod
+    def key(self, plan: Any) -> tuple:
+        """The plan's row key (values of ``key_fields``)."""
+
+    @abstractmethod
+    def snapshot(self, plan: Any) -> dict:
+        """Everything a plan's records depend on, as canonical JSON-ready data: two plans
+        with equal snapshots produce byte-identical records (the resume shard key)."""
+
+    @abstractmethod
+    def block(self, plan: Any, first: int, count: int) -> dict[str, np.ndarray]:
+        """Records of boards [first, first + count) of ``plan``: pure, deterministic."""
+
+    @abstractmethod
+    def aggregations(self) -> list[pl.Expr]:
+        """Per-row aggregate expressions over a row's records (one output row per row)."""
+
+    # ------------------------------------------------- defaults a generator may override
+    max_boards: int | None = None  # largest N per row (None: no bound)
+    rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
+    record_schema_version = 1  # the record's column set (the manifest and diff name it)
+    # The index of a row's first board (an int <= 0). A row of N boards runs boards
+    # [first_index, N): N boards i = 0..N-1 plus -first_index before them (e.g. -1 for a
+    # board the game ships beside the audit's seeds). The engine splits, sorts and counts
+    # them like any other; N (``--n``) stays the count of boards i >= 0, and the
+    # aggregations decide which boards each per-row figure reads (see ``board_span``).
+    first_index = 0
+
+    @property
+    def report_subdir(self) -> str:
+        """The folder under --out, before metric_v<k>/ ("" = --out itself)."""
+        return self.name
+
+    def warm(self) -> None:
+        """Compile or load whatever ``block`` needs, once per process."""
+
+    def cold(self) -> bool:
+        """True when ``warm`` would compile (nothing cached yet): the engine then compiles
+        once, in a process of its own, before any worker starts."""
+        return False
+
+    def label(self, key: tuple) -> str:
+        """A key as people read it in reports, e.g. ``(2, 4)``."""
+        return "(" + ", ".join(str(v) for v in key) + ")"
+
+    def describe(self, row: dict) -> str:
+        """A per-row aggregate row in a few words, as a designer names the row."""
+        return f"N {row.get('boards')}"
+
+    @property
+    def diff_columns(self) -> tuple[tuple[str, str, str], ...]:
+        """(aggregate column, label, kind) that ``diff`` compares per row; kind "snapshot"
+        (the row's table values), "figure" (a measured value) or "count" (boards).
+        Default: every line's observed column, as a figure."""
+        return tuple({ln.column: (ln.column, ln.what, "figure") for ln in self.lines}.values())
+
+    # cross-row checks
+    def row_columns(self, rows: pl.DataFrame, catalog: Any | None) -> pl.DataFrame:
+        """Add the per-row columns the lines read (applicability as nulls, cross-row checks
+        that need the catalog; ``catalog`` None when the tables are unknown)."""
+        return rows
+
+    # reports
+    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        """Extra per-row tables over whole rows of records (written as ``<name>.csv``)."""
+        return {}
+
+    def run_tables(self, rows: pl.DataFrame, catalog: Any) -> dict[str, pl.DataFrame]:
+        """Extra tables computed from the per-row frame (e.g. a reconciliation)."""
+        return {}
+
+    def report_sections(self, doc: Any) -> list:
+        """The generator's own report sections (``reports.document.Section``) of one run."""
+        return []
+
+    def summary_notes(self, rows: pl.DataFrame) -> list[str]:
+        """Advisory notes for the verdict and the one-screen summary of a nightly log."""
+        return []
+
+    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
+        """(row key, board index) of the boards the report should draw; the engine makes
+        them on the cluster with ``exhibit``, the sections find them in ``doc.drawings``."""
+        return []
+
+    def exhibit(self, plan: Any, index: int) -> Any:
+        """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
+        raise NotImplementedError(f"{self.name} names exhibits but cannot draw them")
 
 
 @dataclass(frozen=True)
@@ -46,143 +169,65 @@ class SweepField:
     why: str
 
 
-@runtime_checkable
-class Generator(Protocol):
-    # ---- identity (manifest, output folder, shard keys)
-    name: str
-    metric_version: int
-    generator_version: str
-    report_subdir: str  # under --out, before metric_v<k>/ ("" = --out itself)
-    seed_rule: str  # one sentence: how board i of a row gets its stream seed
-    max_boards: int | None  # largest N per row (None: no bound)
-    # optional: ``rules_doc`` (str, default "docs/design.md"), the repository document the
-    # report names as "the rules" of this generator
-    # optional: ``record_schema_version`` (int, default 1), the version of the record's
-    # column set; the manifest records it and diff says when two runs' sets differ
-    # optional: ``first_index`` (int <= 0, default 0), the index of a row's first board.
-    # A row of N boards runs boards [first_index, N): N boards i = 0..N-1 plus
-    # -first_index boards before them (e.g. -1 for a board the game ships beside the
-    # audit's seeds). The engine splits, sorts (by ``index_field``) and counts them like any
-    # other board: a row's records start at first_index, the shard key names the range,
-    # the manifest's ``boards`` counts every record; N (``--n``, the ``n`` of the manifest)
-    # stays the count of boards i >= 0, and the generator's aggregations decide which
-    # boards each per-row figure reads (see ``board_span``).
+class Sweep(ABC):
+    """Capability ``sweep``: one row audited across values of one table field."""
 
-    # ---- rows
-    key_fields: tuple[str, ...]  # record/aggregate columns that identify a row
-    index_field: str  # record column of the board index i (rows are sorted by it)
-
-    def load(self, root: str | None) -> Any:
-        """Load and validate a table root (None: the default). Raises InputError
-        (with every violation) on bad tables."""
-
-    def parse_key(self, text: str) -> tuple:
-        """A row as the user types it (``--rows``, ``--row``) -> key; InputError if bad."""
-
-    def plans(self, catalog: Any, keys: Sequence[tuple]) -> list[Any]:
-        """Plans of ``keys`` (empty: every row of the catalog), sorted by key."""
-
-    def key(self, plan: Any) -> tuple:
-        """The plan's row key (values of ``key_fields``)."""
-
-    def label(self, key: tuple) -> str:
-        """A key as people read it in reports, e.g. ``(2, 4)``."""
-
-    def describe(self, row: dict) -> str:
-        """A per-row aggregate row in a few words, as a designer names the row
-        (e.g. ``12x12, density 0.12, target 0.92, fog regions 1, N 256``)."""
-
-    def snapshot(self, plan: Any) -> dict:
-        """Everything a plan's records depend on, as canonical JSON-ready data: two plans
-        with equal snapshots produce byte-identical records (the resume shard key)."""
-
-    # ---- records
-    record: tuple[Field, ...]  # the per-board record, declared once
-
-    def block(self, plan: Any, first: int, count: int) -> dict[str, np.ndarray]:
-        """Records of boards [first, first + count) of ``plan``: pure, deterministic."""
-
-    def warm(self) -> None:
-        """Compile or load whatever ``block`` needs, once per process."""
-
-    def cold(self) -> bool:
-        """True when ``warm`` would compile (nothing cached on this machine yet): the engine
-        then compiles once, in a process of its own, before any worker starts."""
-
-    # ---- analysis
-    lines: tuple[Line, ...]  # every audit line, hard and advisory
-
-    def aggregations(self) -> list[pl.Expr]:
-        """Per-row aggregate expressions over a row's records (one output row per row)."""
-
-    def row_columns(self, rows: pl.DataFrame, catalog: Any | None) -> pl.DataFrame:
-        """Add the per-row columns the lines read (applicability as nulls, cross-row
-        checks that need the catalog; ``catalog`` None when the tables are unknown)."""
-
-    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
-        """Extra per-row tables over whole rows of records (written as ``<name>.csv``)."""
-
-    def run_tables(self, rows: pl.DataFrame, catalog: Any) -> dict[str, pl.DataFrame]:
-        """Extra tables computed from the per-row frame (e.g. a reconciliation)."""
-
-    def report_sections(self, doc: Any) -> list:
-        """The generator's own report sections (``reports.document.Section``) of one run."""
-
-    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        """(row key, board index) of the boards the report should draw (e.g. the worst
-        boards of failing rows); the engine makes them on the cluster with ``exhibit``."""
-
-    def exhibit(self, plan: Any, index: int) -> Any:
-        """Board ``index`` of ``plan`` drawn for the report (runs on a worker; may load the
-        kernels). The report sections find it in ``doc.drawings[(key, index)]``."""
-
-    def summary_notes(self, rows: pl.DataFrame) -> list[str]:
-        """Advisory notes for the verdict and the one-screen summary of a nightly log."""
-
-    # (aggregate column, label, kind) that ``diff`` compares per row; kind "snapshot"
-    # (the row's table values), "figure" (a measured value) or "count" (boards).
-    diff_columns: tuple[tuple[str, str, str], ...]
-
-    # ---- sweep
     sweep_fields: tuple[SweepField, ...]
 
-    def vary(self, catalog: Any, key: tuple, field: str, value: Any) -> tuple[Any, list]:
+    @abstractmethod
+    def vary(self, catalog: Any, key: tuple, field: str, value: Any
+             ) -> tuple[Any | None, list[Diagnostic]]:
         """The plan of row ``key`` with ``field`` set to ``value`` (seeds unchanged), or
-        (None, diagnostics) when the value is not a valid table value."""
+        (None, the diagnostics) when the value is not a valid table value."""
 
+    @abstractmethod
     def current_value(self, catalog: Any, key: tuple, field: str) -> Any:
         """The table's own value of ``field`` on row ``key`` (None: not one value)."""
 
     def resolved_key(self, catalog: Any, key: tuple) -> tuple:
         """The key of the table row a requested key reads (itself, or a fallback row)."""
+        return tuple(key)
 
-    # ---- tune
+
+class Tune(Sweep):
+    """Capability ``tune``: the smallest single-field change per failing row."""
+
     def locked(self, catalog: Any, key: tuple) -> bool:
         """True when the design fixes the row: ``tune`` never proposes a change to it."""
+        return False
 
+    @abstractmethod
     def tune_candidates(self, catalog: Any, key: tuple, lines: list[str]
                         ) -> list[tuple[str, list]]:
         """For a row failing ``lines``: [(field, values)] in tuning order, each field's
         values from the smallest change outwards (validated later with ``vary``)."""
 
+    @abstractmethod
     def patch_tables(self, catalog: Any, dst: Any, changes: dict) -> None:
         """Write a copy of the table root to ``dst`` with ``changes``
-        ({key: {field: value}}) applied."""
+        ({key: {field: value}}) applied, comments and layout kept."""
 
 
-def board_span(gen, n: int) -> tuple[int, int]:
+CAPABILITIES = {"sweep": Sweep, "tune": Tune}
+CORE = ("name", "metric_version", "generator_version", "seed_rule", "key_fields",
+        "index_field", "record", "lines", *sorted(Generator.__abstractmethods__))
+
+
+def require(gen: Generator, job: str) -> None:
+    """InputError (one line, exit 2) when ``gen`` lacks the capability ``job`` needs."""
+    if not isinstance(gen, CAPABILITIES[job]):
+        raise InputError(f"--generator {gen.name} cannot {job}: it declares no "
+                         f"{CAPABILITIES[job].__name__} capability")
+
+
+def board_span(gen: Generator, n: int) -> tuple[int, int]:
     """(first, count): a row of N = ``n`` runs boards [first, first + count) = [first_index,
-    n) (``first_index``: optional, default 0). Raises TypeError on a first_index that is not
-    an int <= 0 (a generator defect)."""
-    first = getattr(gen, "first_index", 0)
+    n). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
+    first = gen.first_index
     if not isinstance(first, int) or isinstance(first, bool) or first > 0:
-        raise TypeError(f"generator {getattr(gen, 'name', gen)!r}: first_index must be an "
-                        f"int <= 0, got {first!r}")
+        raise TypeError(f"generator {gen.name!r}: first_index must be an int <= 0, "
+                        f"got {first!r}")
     return first, n - first
-
-
-_HOOKS = sorted({*Generator.__annotations__, *(
-    n for n, v in vars(Generator).items() if callable(v) and not n.startswith("_"))})
 
 
 def load_generator(name: str | None = None) -> Generator:
@@ -203,9 +248,10 @@ def load_generator(name: str | None = None) -> Generator:
         if not found:
             known = sorted(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP))
             raise InputError(f"--generator {name}: unknown generator; registered: "
-                               f"{', '.join(known) or '(none)'}, or give module:attribute")
+                             f"{', '.join(known) or '(none)'}, or give module:attribute")
         obj = found[0].load()
-    if not isinstance(obj, Generator):
-        missing = [h for h in _HOOKS if not hasattr(obj, h)]
-        raise InputError(f"--generator {name}: not a generator (missing {missing})")
+    missing = [m for m in CORE if not hasattr(obj, m)]
+    if not isinstance(obj, Generator) or missing:
+        raise InputError(f"--generator {name}: not a pipeline.generator.Generator"
+                         + (f" (missing {missing})" if missing else ""))
     return obj

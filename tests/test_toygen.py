@@ -134,3 +134,14 @@ def test_diff_and_sweep_by_the_same_code(tmp_path):
     passing = [float(lab) for lab, ok in holds.items() if ok]
     assert doc["boundary"]["value"] == min(passing)  # the demanding end of p is the low one
     assert np.isclose(doc["values"][0]["hit_share"], by_hand("beta", 1, 0.3, 100))
+
+
+def test_a_core_only_generator_audits_on_its_defaults(tmp_path):
+    """``AUDIT_ONLY`` declares the core and nothing else: the defaults carry its audit."""
+    out = tmp_path / "reports"
+    p = cli("audit", "--generator", "toygen:AUDIT_ONLY", "--tables", tables(tmp_path / "t"),
+            "--n", "64", "--workers", "1", "--out", str(out))
+    assert p.returncode == 1 and "H failed on" in p.stdout, p.stderr
+    run = next((out / "toygen" / "metric_v1").glob("2*"))
+    assert {"report.html", "aggregates.parquet", "assertions.json"} <= {
+        f.name for f in run.iterdir()}

@@ -13,6 +13,7 @@ bound on N are on purpose: the tile-match generator has all three.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import time
 import tomllib
 from dataclasses import dataclass
@@ -21,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from boardcore.errors import InputError
+from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.streams import derive_seeds, fnv1a_64
 from pipeline.analysis.lines import Line
-from pipeline.generator import SweepField
+from pipeline.generator import Generator, SweepField, Tune
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,14 @@ def _load(root: str | None) -> ToyTables:
     return ToyTables(str(path.parent), hashlib.sha256(raw).hexdigest(), rows)
 
 
-class Toy:
+class ToyAudit(Generator):
+    """The required core and its own row words and cross-row column: it audits, resumes
+    and diffs (``AUDIT_ONLY``); it cannot sweep or tune."""
+
     name = "toygen"
     metric_version = 1
     generator_version = "toy-1"
-    report_subdir = "toygen"
     seed_rule = "board i: derive_at('toy:<name>:<size>', i)"
-    max_boards = None
     key_fields = ("name", "size")
     index_field = "seed_index"
     record = (
@@ -79,7 +81,6 @@ class Toy:
                   quantity="hit share"),)
     diff_columns = (("p", "p", "snapshot"), ("hit_share", "hit share", "figure"),
                     ("hits", "hits", "count"))
-    sweep_fields = (SweepField("p", "float", "smallest", "a lower p is harder"),)
 
     def load(self, root):
         return _load(root)
@@ -89,6 +90,9 @@ class Toy:
         if not name or not size.isdigit():
             raise InputError(f"{text!r} is not NAME:SIZE")
         return name, int(size)
+
+    def format_key(self, key):
+        return f"{key[0]}:{key[1]}"
 
     def plans(self, catalog, keys):
         by_key = {(r.name, r.size): r for r in catalog.rows}
@@ -100,12 +104,6 @@ class Toy:
 
     def key(self, plan):
         return plan.name, plan.size
-
-    def label(self, key):
-        return f"{key[0]}/{key[1]}"
-
-    def describe(self, row):
-        return f"p {row['p']}, N {row['boards']}"
 
     def snapshot(self, plan):
         return {"name": plan.name, "size": plan.size, "p": plan.p, "delay": plan.delay}
@@ -119,15 +117,15 @@ class Toy:
                 "seed_index": np.arange(first, first + count, dtype=np.int64),
                 "value": value, "hit": value < plan.p}
 
-    def warm(self):
-        fnv1a_64(b"warm")
-
-    def cold(self):
-        return False
-
     def aggregations(self):
         return [pl.len().alias("boards"), pl.col("hit").mean().alias("hit_share"),
                 pl.col("hit").sum().cast(pl.Int64).alias("hits")]
+
+    def label(self, key):
+        return f"{key[0]}/{key[1]}"
+
+    def describe(self, row):
+        return f"p {row['p']}, N {row['boards']}"
 
     def row_columns(self, rows, catalog):
         if catalog is None:
@@ -136,46 +134,27 @@ class Toy:
                          schema={"name": pl.String, "size": pl.Int64, "p": pl.Float64})
         return rows.join(p, on=["name", "size"], how="left")
 
-    def side_tables(self, records):
-        return {}
 
-    def run_tables(self, rows, catalog):
-        return {}
+class Toy(ToyAudit, Tune):
+    """The toy with both capabilities: p is swept and tuned upwards by 0.1."""
 
-    def report_sections(self, doc):
-        return []
-
-    def summary_notes(self, rows):
-        return []
-
-    def exhibits(self, rows, results):
-        return []
-
-    def exhibit(self, plan, index):
-        return None
+    sweep_fields = (SweepField("p", "float", "smallest", "a lower p is harder"),)
 
     def vary(self, catalog, key, field, value):
         (base,) = self.plans(catalog, [key])
         if not 0.0 <= value <= 1.0:
-            return None, [_Diag("domain", field, value, "p must be in [0, 1]")]
+            return None, [Diagnostic("domain", "toy.toml", self.format_key(key), field,
+                                     str(value), "p must be in [0, 1]")]
         return ToyRow(base.name, base.size, float(value), base.delay), []
 
     def current_value(self, catalog, key, field):
         return self.plans(catalog, [key])[0].p
-
-    def resolved_key(self, catalog, key):
-        return tuple(key)
-
-    def locked(self, catalog, key):
-        return False
 
     def tune_candidates(self, catalog, key, lines):
         base = self.current_value(catalog, key, "p")
         return [("p", [round(base + 0.1 * k, 4) for k in range(1, 10) if base + 0.1 * k <= 1])]
 
     def patch_tables(self, catalog, dst, changes):
-        import shutil
-
         shutil.copytree(catalog.root, dst)
         rows = [ToyRow(r.name, r.size, changes.get((r.name, r.size), {}).get("p", r.p),
                        r.delay) for r in catalog.rows]
@@ -184,12 +163,5 @@ class Toy:
             for r in rows), encoding="utf-8")
 
 
-@dataclass(frozen=True)
-class _Diag:
-    category: str
-    field: str
-    value: object
-    rule: str
-
-
+AUDIT_ONLY = ToyAudit()
 GENERATOR = Toy()

@@ -17,7 +17,7 @@ import polars as pl
 from boardcore import kernel_cache
 from boardcore.errors import InputError
 from pipeline.analysis.lines import Line
-from pipeline.generator import SweepField
+from pipeline.generator import Generator, SweepField, Tune
 from pipeline.reports.document import exact
 
 from . import b1, boards, drill, sections, tune
@@ -44,8 +44,8 @@ def _q(col: str, q: float, name: str) -> pl.Expr:
     return pl.col(col).quantile(q, interpolation="linear").alias(name)
 
 
-class MinegenAudit:
-    """The audit side of minegen (see ``pipeline.generator.Generator`` for each hook)."""
+class MinegenAudit(Generator, Tune):
+    """The audit side of minegen (``pipeline.generator``: the core, sweep and tune)."""
 
     name = "minegen"
     metric_version = METRIC_VERSION
@@ -88,6 +88,9 @@ class MinegenAudit:
         except ValueError:
             raise InputError(f"{text!r} is not L:D (e.g. 2:4)") from None
         return level, depth
+
+    def format_key(self, key) -> str:
+        return f"{key[0]}:{key[1]}"
 
     def plans(self, catalog: Tables, keys) -> list[RowPlan]:
         keys = list(keys) or [r.key for r in catalog.board_gen]

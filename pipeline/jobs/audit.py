@@ -195,7 +195,7 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
     doc = AuditDoc(manifest, rows.to_dicts(), results, gen.lines, gen.key_fields, gen.label,
                    tables, gen.summary_notes(rows), drawings,
-                   getattr(gen, "rules_doc", "docs/design.md"))
+                   gen.rules_doc)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

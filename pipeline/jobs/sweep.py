@@ -43,7 +43,7 @@ from ..analysis.collect import ROW, collect
 from ..engine.run import execute
 from ..engine.interrupts import interruptible
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
-from ..generator import load_generator
+from ..generator import load_generator, require
 from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
@@ -80,6 +80,7 @@ def parse_vary(text: str, gen=None) -> Vary:
     """``FIELD=START:STOP:STEP`` -> Vary. Raises InputError on bad syntax, an unknown
     field, a non-int bound of an int field, STEP <= 0, STOP < START or > MAX_VALUES values."""
     gen = gen or load_generator()
+    require(gen, "sweep")
     fields = {f.name: f for f in gen.sweep_fields}
     m = _VARY.match(str(text))
     if not m:
@@ -150,6 +151,7 @@ class SweepOptions:
 def options_from_args(args) -> SweepOptions:
     """argparse namespace of ``minegen sweep`` -> checked SweepOptions (InputError if bad)."""
     gen = load_generator(args.generator)
+    require(gen, "sweep")
     try:
         row = gen.parse_key(args.row)
     except InputError as e:
@@ -228,6 +230,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
     """Load, vary, run all valid values as one graph, evaluate, write the sweep folder."""
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
+    require(gen, "sweep")
     catalog = gen.load(opts.tables)
     check_n(gen, opts.n)
     gen.plans(catalog, [opts.row])  # the row must resolve (bad input before any work)

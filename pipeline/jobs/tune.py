@@ -35,7 +35,7 @@ from ..engine.interrupts import interruptible
 from ..engine.run import execute
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
 from .. import hints
-from ..generator import DEFAULT_GENERATOR, load_generator
+from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, usable_out
 from ..reports import diff_page
 from ..store import atomic, runs
@@ -74,6 +74,7 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
         a = replace(a, tables=facts["tables"], n=facts["n"], generator=recorded)
         opts = replace(opts, run=facts.get("run"), audit=a)
     gen = load_generator(a.generator)
+    require(gen, "tune")
     ref = a.generator or gen.name
     catalog = gen.load(a.tables)
     check_n(gen, a.n)

@@ -18,7 +18,7 @@ import polars as pl
 
 from boardcore.errors import InputError
 from pipeline.analysis.lines import Line
-from pipeline.generator import SweepField
+from pipeline.generator import Generator, SweepField, Tune
 
 from . import drill, sections, tune
 from .. import record as tile_record
@@ -55,8 +55,8 @@ def _count(cond: pl.Expr, name: str) -> pl.Expr:
     return cond.filter(AUDIT).sum().cast(pl.Int64).alias(name)
 
 
-class TilegenAudit:
-    """The audit side of tilegen (see ``pipeline.generator.Generator`` for each hook)."""
+class TilegenAudit(Generator, Tune):
+    """The audit side of tilegen (``pipeline.generator``: the core, sweep and tune)."""
 
     name = "tilegen"
     metric_version = METRIC_VERSION
@@ -117,6 +117,9 @@ class TilegenAudit:
         from ..table_loader import parse_key
 
         return tuple(parse_key(text))
+
+    def format_key(self, key) -> str:
+        return ":".join(str(v) for v in key)
 
     def plans(self, catalog, keys) -> list:
         from ..table_loader import plans
@@ -247,12 +250,6 @@ class TilegenAudit:
         return out.join(cross_rows(out, self.label), on=list(KEY), how="left",
                         maintain_order="left")
 
-    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
-        return {}
-
-    def run_tables(self, rows: pl.DataFrame, catalog) -> dict[str, pl.DataFrame]:
-        return {}
-
     def report_sections(self, doc) -> list:
         return sections.sections(doc, self)
 
@@ -322,9 +319,6 @@ class TilegenAudit:
         return tuple(plan.key)
 
     # ------------------------------------------------------------------------ tune
-    def locked(self, catalog, key) -> bool:
-        return False
-
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
         (plan,) = self.plans(catalog, [key])
         return tune.candidates(plan, lines)

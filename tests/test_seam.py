@@ -1,0 +1,85 @@
+"""The plug-in seam (``pipeline.generator``): a required core, capabilities with defaults,
+``format_key`` the inverse of ``parse_key``, and a one-line refusal (exit 2) when a job
+needs a capability the generator does not declare."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.generator import CORE, Generator, Sweep, Tune, load_generator
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_the_core_fits_on_one_screen_and_every_other_hook_has_a_default():
+    assert len(CORE) <= 16, CORE
+    hooks = {n for n in dir(Generator) if not n.startswith("_")}
+    assert set(CORE) - {"name", "metric_version", "generator_version", "seed_rule",
+                        "key_fields", "index_field", "record", "lines"} \
+        == set(Generator.__abstractmethods__)
+    # everything outside the core is defined on the base class (a default, not a comment)
+    assert hooks - set(CORE) <= set(vars(Generator)), hooks - set(CORE) - set(vars(Generator))
+
+
+def test_a_generator_missing_a_core_method_cannot_be_built():
+    class Half(Generator):
+        def load(self, root):
+            return None
+
+    with pytest.raises(TypeError, match="abstract"):
+        Half()
+
+
+@pytest.mark.parametrize("ref", ["minegen", "tilegen"])
+def test_format_key_is_the_inverse_of_parse_key_on_every_row(ref):
+    gen = load_generator(ref)
+    keys = [gen.key(p) for p in gen.plans(gen.load(None), [])]
+    assert keys
+    for key in keys:
+        text = gen.format_key(key)
+        assert gen.parse_key(text) == key, (key, text)
+
+
+def test_the_games_declare_sweep_and_tune_and_the_core_only_toy_neither(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    for ref in ("minegen", "tilegen", "toygen:GENERATOR"):
+        gen = load_generator(ref)
+        assert isinstance(gen, Sweep) and isinstance(gen, Tune), ref
+    core = load_generator("toygen:AUDIT_ONLY")
+    assert not isinstance(core, Sweep) and core.report_subdir == "toygen"
+    assert core.diff_columns and core.side_tables(None) == {} and core.exhibits(None, []) == []
+
+
+def test_something_that_is_not_a_generator_is_refused(monkeypatch):
+    from boardcore.errors import InputError
+
+    with pytest.raises(InputError, match="not a pipeline.generator.Generator"):
+        load_generator("json:JSONDecoder")
+
+
+def _cli(*args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=cwd)
+
+
+@pytest.mark.parametrize("job", [
+    ["sweep", "--row", "alpha:1", "--vary", "p=0.1:0.3:0.1"],
+    ["tune"],
+])
+def test_a_job_the_generator_cannot_do_refuses_in_one_line(tmp_path, job):
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "toy.toml").write_text(
+        '[[rows]]\nname = "alpha"\nsize = 1\np = 0.2\n', encoding="utf-8")
+    out = tmp_path / "out"
+    p = _cli(*job, "--generator", "toygen:AUDIT_ONLY", "--tables", str(tmp_path / "t"),
+             "--out", str(out), cwd=tmp_path)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr, p.stderr
+    assert f"cannot {job[0]}" in p.stderr and "declares no" in p.stderr, p.stderr
+    assert not out.exists()
