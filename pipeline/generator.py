@@ -37,6 +37,7 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 
 from .analysis.lines import Line
+from .reports.drill import Drill
 
 ENTRY_POINT_GROUP = "minegen.generators"
 DEFAULT_GENERATOR = "minegen"
@@ -89,6 +90,8 @@ class Generator(ABC):
 
     # ------------------------------------------------- defaults a generator may override
     max_boards: int | None = None  # largest N per row (None: no bound)
+    default_root: str | None = None  # the root load(None) reads (printed commands omit it)
+    drill = Drill()  # the game's part of the report's drill-down (boards, sweeps)
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
     # The index of a row's first board (an int <= 0). A row of N boards runs boards
@@ -150,9 +153,12 @@ class Generator(ABC):
         return []
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        """(row key, board index) of the boards the report should draw; the engine makes
-        them on the cluster with ``exhibit``, the sections find them in ``doc.drawings``."""
-        return []
+        """(row key, board index) of the boards the report should draw (default: the
+        drill-down's, ``drill.boards``); the engine makes them on the cluster with
+        ``exhibit``, the report finds them in ``doc.drawings``."""
+        from .reports import drill
+
+        return drill.wanted(self, rows.to_dicts(), results)
 
     def exhibit(self, plan: Any, index: int) -> Any:
         """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""

@@ -72,8 +72,7 @@ class render:  # noqa: N801 -- the page functions, fed the way the audit job fee
     def _doc(manifest, frame, results, shortfall, b1=None) -> tuple[AuditDoc, list]:
         tables = {"shortfall": shortfall} | ({"b1_reconciliation": b1} if b1 is not None
                                              else {})
-        doc = AuditDoc(manifest, frame.to_dicts(), results, GENERATOR.lines,
-                       GENERATOR.key_fields, GENERATOR.label, tables,
+        doc = AuditDoc(manifest, frame.to_dicts(), results, GENERATOR, tables,
                        GENERATOR.summary_notes(frame))
         return doc, GENERATOR.report_sections(doc)
 

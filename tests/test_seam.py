@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.generator import CORE, Generator, Sweep, Tune, load_generator
@@ -52,7 +53,7 @@ def test_the_games_declare_sweep_and_tune_and_the_core_only_toy_neither(monkeypa
         assert isinstance(gen, Sweep) and isinstance(gen, Tune), ref
     core = load_generator("toygen:AUDIT_ONLY")
     assert not isinstance(core, Sweep) and core.report_subdir == "toygen"
-    assert core.diff_columns and core.side_tables(None) == {} and core.exhibits(None, []) == []
+    assert core.diff_columns and core.side_tables(None) == {} and core.exhibits(pl.DataFrame(), []) == []
 
 
 def test_something_that_is_not_a_generator_is_refused(monkeypatch):
@@ -83,3 +84,15 @@ def test_a_job_the_generator_cannot_do_refuses_in_one_line(tmp_path, job):
     assert p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr, p.stderr
     assert f"cannot {job[0]}" in p.stderr and "declares no" in p.stderr, p.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("ref, rows, shown", [
+    ("minegen", ["1:0", "2:4", "1:0"], "1:0"),
+    ("tilegen", ["beijing:1", "beijing:1:1"], "beijing:1:1"),  # one row, written two ways
+])
+def test_a_row_named_twice_is_refused_by_the_engine_for_every_generator(ref, rows, shown):
+    from boardcore.errors import InputError
+    from pipeline.jobs.audit import keys_of
+
+    with pytest.raises(InputError, match=f"names a row twice: {shown}$"):
+        keys_of(load_generator(ref), rows)

@@ -231,8 +231,10 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     assert v[("alpha", 1, 1)]["M"] is None  # a city's lowest level: n/a
     assert v[("gamma", 1, 1)]["V"] is False and v[("alpha", 1, 1)]["V"] is True
     page = (run / "report.md").read_text()
-    assert "alpha 2 r1 fails P, Q" in page and "Q risk" in page
-    assert "Production boards" in page and "Try first: density one class lower" in page
+    assert "alpha 2 r1: fails P, Q" in page and "Q risk" in page
+    assert "Production boards" in page and "| P, G-TF | density_class | density one class " \
+        "lower (too easy: density one class higher) |" in page
+    assert "Sweep for lines P, Q, G-TF, G-TA (density_class" in page
     html = (run / "report.html").read_text()
     assert 'id="plot-tilegen-tool-free-alpha"' in html and "15.1 tool-free band" in html
 

@@ -5,13 +5,10 @@ that cannot reach its band in 50 attempts is a design fault, 05 §15.2, and must
 visible). Adopting a proposal is a table edit with ``revision + 1`` (05 §12.3), which is
 what the returned preset carries.
 
-Ladder, too hard: 1. density one class down; 2. layers - 1 (>= 1); 3. element_count - 1
-(>= 3); 4. move 0.05 of share from the bottom layer to the top; 5. loosen dispersion
-(``near_depth`` 1 -> 2, a rules.toml setting shared by every row, so it is named, not
-applied). Too easy: the mirror image (element_count <= the city's elements, layers <= the
-density's distribution length). A rung that would break a table rule (layers above the
-distribution's length, a share <= 0) is skipped. Never touched: slot 7, bypass 3, the
-occlusion thresholds, 50 attempts, the tool budget (05 §16: "do not touch the base rules").
+The rungs, their order and step sizes are ``ladder.LADDER``; here is where each rung stops:
+layers >= 1 and <= the density's distribution length, element_count >= 3 and <= the city's
+elements, every share > 0; a rung that would break a table rule is skipped, and when none
+is left the proposal names step 5 (dispersion, a rules.toml setting).
 """
 
 from __future__ import annotations
@@ -21,9 +18,9 @@ from decimal import Decimal
 
 from .codes import DENSITIES
 from .errors import InputError
+from .ladder import LADDER, MIN_ELEMENTS, SHARE_STEP, STEP_5
 from .table_model import PresetRow
 
-SHARE_STEP = Decimal("0.05")
 TOO_HARD = ("tool_free_low", "tool_assist_low", "clickable_ratio", "triple_chains",
             "near_surface")
 TOO_EASY = ("tool_free_high",)
@@ -64,34 +61,54 @@ def regenerate_with_tweaks(preset: PresetRow, failure_reason: str, *,
         return Tweak(None, "a layout rule failed (direct triple or same-layer cluster): the "
                      "ladder has no rung for it; review the dispersion rules", way)
     hard = way == "too_hard"
-    nxt = lambda **kw: replace(preset, revision=preset.revision + 1, **kw)  # noqa: E731
+    for rung in LADDER:
+        got = _RUNGS[rung.field](preset, hard, distributions, city_elements)
+        if got is not None:
+            changes, words = got
+            return Tweak(replace(preset, revision=preset.revision + 1, **changes), words, way)
+    return Tweak(None, "no preset rung left: " + STEP_5[0 if hard else 1], way)
+
+
+def _density(preset: PresetRow, hard: bool, distributions, city_elements):
     d = DENSITIES.index(preset.density)
     d2 = d - 1 if hard else d + 1
     if 0 <= d2 < len(DENSITIES) and preset.layer_distribution is None \
             and len(distributions[DENSITIES[d2]]) >= preset.layers:
-        return Tweak(nxt(density=DENSITIES[d2]),
-                     f"density {preset.density} -> {DENSITIES[d2]}", way)
-    L2 = preset.layers - 1 if hard else preset.layers + 1
-    longest = len(distributions[preset.density])
-    if 1 <= L2 <= longest and preset.layer_distribution is None:
-        return Tweak(nxt(layers=L2), f"layers {preset.layers} -> {L2}", way)
-    E2 = preset.element_count - 1 if hard else preset.element_count + 1
-    if 3 <= E2 <= city_elements:
-        ppe = preset.pieces_per_element
-        if isinstance(ppe, tuple):
-            ppe = ppe[:E2] if hard else ppe + (3,)
-        return Tweak(nxt(element_count=E2, pieces_per_element=ppe),
-                     f"element_count {preset.element_count} -> {E2}", way)
+        return {"density": DENSITIES[d2]}, f"density {preset.density} -> {DENSITIES[d2]}"
+    return None
+
+
+def _layers(preset: PresetRow, hard: bool, distributions, city_elements):
+    n = preset.layers - 1 if hard else preset.layers + 1
+    if 1 <= n <= len(distributions[preset.density]) and preset.layer_distribution is None:
+        return {"layers": n}, f"layers {preset.layers} -> {n}"
+    return None
+
+
+def _elements(preset: PresetRow, hard: bool, distributions, city_elements):
+    n = preset.element_count - 1 if hard else preset.element_count + 1
+    if not MIN_ELEMENTS <= n <= city_elements:
+        return None
+    ppe = preset.pieces_per_element
+    if isinstance(ppe, tuple):
+        ppe = ppe[:n] if hard else ppe + (3,)
+    return ({"element_count": n, "pieces_per_element": ppe},
+            f"element_count {preset.element_count} -> {n}")
+
+
+def _distribution(preset: PresetRow, hard: bool, distributions, city_elements):
     shares = _shares(preset, distributions)
-    if len(shares) >= 2:
-        src, dst = (0, -1) if hard else (-1, 0)
-        if shares[src] - SHARE_STEP > 0:
-            shares[src] -= SHARE_STEP
-            shares[dst] += SHARE_STEP
-            text = tuple(f"{s:.2f}" for s in shares)
-            return Tweak(nxt(layer_distribution=text),
-                         f"layer_distribution -> {', '.join(text)} "
-                         f"({'bottom to top' if hard else 'top to bottom'})", way)
-    return Tweak(None, "no preset rung left: "
-                 + ("loosen dispersion (rules.toml near_depth 1 -> 2)" if hard
-                    else "tighten dispersion (rules.toml near_depth)"), way)
+    if len(shares) < 2:
+        return None
+    src, dst = (0, -1) if hard else (-1, 0)
+    if shares[src] - SHARE_STEP <= 0:
+        return None
+    shares[src] -= SHARE_STEP
+    shares[dst] += SHARE_STEP
+    text = tuple(f"{s:.2f}" for s in shares)
+    return ({"layer_distribution": text}, f"layer_distribution -> {', '.join(text)} "
+            f"({'bottom to top' if hard else 'top to bottom'})")
+
+
+_RUNGS = {"density_class": _density, "layers": _layers, "element_count": _elements,
+          "layer_distribution": _distribution}

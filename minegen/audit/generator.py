@@ -16,18 +16,19 @@ import polars as pl
 
 from boardcore import kernel_cache
 from boardcore.errors import InputError
-from pipeline.analysis.lines import Line
+from pipeline.analysis.aggregate import percentiles
 from pipeline.generator import Generator, SweepField, Tune
 from pipeline.reports.document import exact
 
-from . import b1, boards, drill, sections, tune
+from . import b1, boards, sections, tune
+from .drill import DRILL, WORST_BOARDS
+from .lines import BOARD_SIZE, LINES, MINE_DRIFT_WARN
 from .. import record as minegen_record
 from ..plan import RowPlan, plan_row
 from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 from ..rng import MAX_BOARDS_PER_ROW
-from ..table_loader import check_board_gen_row, load_tables, row_fields
+from ..table_loader import DEFAULT_ROOT, check_board_gen_row, load_tables, row_fields
 from ..table_model import Tables
-from .sections import MINE_DRIFT_WARN
 
 
 TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
@@ -35,13 +36,7 @@ TIERS = "tier" in FIELDS  # record_schema_version 2: difficulty tiers (advisory)
 ENTRY = "attempt.generate_boards-*.nbi"  # the batch and per-board entry kernel
 TIERS_ENTRY = "attempt.generate_boards_tiers-*.nbi"  # the tier path's entry kernel
 N_TIERS = 5
-BOARD_SIZE = "board_size"  # sweep knob: board_width = board_height = value
 LARGEST, SMALLEST = "largest", "smallest"
-
-
-def _q(col: str, q: float, name: str) -> pl.Expr:
-    # linear interpolation between order statistics (numpy's default), on all N boards
-    return pl.col(col).quantile(q, interpolation="linear").alias(name)
 
 
 class MinegenAudit(Generator, Tune):
@@ -59,24 +54,9 @@ class MinegenAudit(Generator, Tune):
     index_field = "seed_index"
     record = RECORD
 
-    lines = (
-        Line("A", "below_target", "==", 0, True,
-             "boards with inferability or inferability_core below the row's target",
-             quantity="boards below target"),
-        Line("A''", "inferability_target", ">=", 0.85, True, "the row's inferability target",
-             quantity="target"),
-        Line("A'", "illegal_boards", "==", 0, True,
-             "boards flagged illegal (accept_least_bad)", quantity="illegal boards"),
-        Line("B", "b_regions_full_share", ">=", 0.95, True,
-             "share of boards with all requested fog regions placed",
-             quantity="boards with every fog region placed",
-             applies="rows with fog regions and a non-empty variant pool"),
-        Line("B'", "b_prime_fogged_boards", "==", 0, True, "boards with fog on a no-fog row",
-             quantity="fogged boards", applies="rows with no fog regions"),
-        Line("E", "e_monotone_ok", "==", 1, False,
-             "monotone_in_depth fields non-decreasing along depth within the level",
-             quantity="monotone (1 = yes)", applies="levels that mark monotone_in_depth"),
-    )
+    lines = LINES
+    drill = DRILL
+    default_root = str(DEFAULT_ROOT)
 
     # ------------------------------------------------------------------------ rows
     def load(self, root: str | None) -> Tables:
@@ -94,8 +74,6 @@ class MinegenAudit(Generator, Tune):
 
     def plans(self, catalog: Tables, keys) -> list[RowPlan]:
         keys = list(keys) or [r.key for r in catalog.board_gen]
-        if len(set(keys)) != len(keys):
-            raise InputError(f"--rows names a row twice: {keys}")
         return [plan_row(catalog, level, depth) for level, depth in sorted(keys)]
 
     def key(self, plan: RowPlan) -> tuple[int, int]:
@@ -147,11 +125,10 @@ class MinegenAudit(Generator, Tune):
                 "inferability_target", "solver_rules", "fog_regions_requested",
                 "fog_target_ratio", "pool_empty", "planned_mines")),
             pl.len().alias("boards"),
-            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in ("inferability", "inferability_core")
-              for q in (0.10, 0.50, 0.90)),
-            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in ("delta_budget_fog",
-                                                          "fog_burden_ratio")
-              for q in (0.50, 0.90)),
+            *(e for c in ("inferability", "inferability_core")
+              for e in percentiles(c, (0.10, 0.50, 0.90))),
+            *(e for c in ("delta_budget_fog", "fog_burden_ratio")
+              for e in percentiles(c, (0.50, 0.90))),
             below.sum().cast(pl.Int64).alias("below_target"),
             pl.col("illegal").sum().cast(pl.Int64).alias("illegal_boards"),
             (pl.col("fog_regions_achieved") == pl.col("fog_regions_requested"))
@@ -173,7 +150,7 @@ class MinegenAudit(Generator, Tune):
                 [pl.col("illegal").not_(),
                  pl.col("fog_regions_achieved") - pl.col("fog_regions_requested"),
                  "inferability", "inferability_core", pl.col("attempts_used").neg()],
-                maintain_order=True).head(drill.WORST_BOARDS).alias("worst_boards"),
+                maintain_order=True).head(WORST_BOARDS).alias("worst_boards"),
             *(tier_aggregations() if TIERS else ()),
         ]
 
@@ -200,12 +177,6 @@ class MinegenAudit(Generator, Tune):
 
     def report_sections(self, doc) -> list:
         return sections.sections(doc)
-
-    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        from pipeline.reports.audit_page import AuditDoc
-
-        doc = AuditDoc({}, rows.to_dicts(), results, self.lines, self.key_fields, self.label)
-        return drill.wanted(doc)
 
     def exhibit(self, plan: RowPlan, index: int) -> str:
         return boards.exhibit(plan, index, tiers=TIERS)
@@ -280,7 +251,9 @@ class MinegenAudit(Generator, Tune):
         return catalog.resolve(*key).tune_locked
 
     def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
-        return tune.candidates(catalog.resolve(*key), lines)
+        floor = next(ln.threshold for ln in self.lines if ln.name == "A''")
+        return tune.candidates(catalog.resolve(*key), [ln for ln in self.lines
+                                                       if ln.name in lines], floor)
 
     def patch_tables(self, catalog: Tables, dst, changes: dict) -> None:
         tune.patch_tables(catalog.root, dst, changes)
@@ -294,8 +267,7 @@ def tier_aggregations() -> list[pl.Expr]:
         (pl.col("tier") >= 3).mean().alias("tier_hard_share"),
         pl.col("tier").mean().alias("tier_mean"),
         pl.col("tier_deductions").mean().alias("tier_deductions_mean"),
-        _q("guess_share", 0.50, "guess_share_p50"),
-        _q("guess_share", 0.90, "guess_share_p90"),
+        *percentiles("guess_share", (0.50, 0.90)),
     ]
 
 

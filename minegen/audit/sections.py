@@ -8,17 +8,15 @@ retry}-L<level>``.
 
 from __future__ import annotations
 
-from pipeline.hints import RunHints
 from pipeline.reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 
 from . import drill
-from ..table_loader import DEFAULT_ROOT
+from .lines import MINE_DRIFT_WARN
 
 
-MINE_DRIFT_WARN = 0.25  # SPEC §8 D: structural, not an option (the audit reads it here)
 
 _C_COLUMNS = ["inferability_p10", "inferability_p50", "inferability_p90",
               "inferability_core_p10", "inferability_core_p50", "inferability_core_p90",
@@ -206,8 +204,7 @@ def sections(doc) -> list[Section]:
             "B failures on small or sparse boards are an expected finding: fog regions need "
             "a 4-connected component of eligible cells, and eligible cells form thin bands "
             "around the mines; the generator is never bent to make a row pass.")]))
-    hints = RunHints(doc.manifest, DEFAULT_ROOT)
-    out += [*drill.drill_down(doc, hints), drill.difficulty_curve(doc), *_tiers(doc),
+    out += [drill.difficulty_curve(doc), *_tiers(doc),
             _report_c(doc), _plots(doc), *_diagnostics(doc), _e_section(doc)]
     b1 = doc.tables.get("b1_reconciliation")
     if b1 is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandera.polars as pa
@@ -22,6 +22,16 @@ import polars as pl
 OPS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
        "<": operator.lt}
 NEGATE = {"==": "!=", ">=": "<", "<=": ">", ">": "<=", "<": ">="}
+
+
+@dataclass(frozen=True)
+class Move:
+    """A table field that moves a line, which way helps, and why (the drill-down's table;
+    a generator's tune reads the same moves in order)."""
+
+    field: str
+    way: str  # "lower" | "higher" (or a few words: "one class lower")
+    why: str
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,10 @@ class Line:
     meaning: str  # what the observed value is, in words
     quantity: str = ""  # short name of the observed value in sentences (default: column)
     applies: str = "every row"  # which rows the line applies to, in words
+    # Why the line fails on a row, in words and numbers: explain(row, line) -> a sentence
+    # (the report's drill-down; thresholds read from ``line``, never written again).
+    explain: Callable[[dict, "Line"], str] | None = None
+    moves: tuple[Move, ...] = ()  # the table fields that move the line, in tuning order
 
     def __post_init__(self) -> None:
         if self.op not in OPS:

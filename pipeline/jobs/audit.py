@@ -51,8 +51,13 @@ class AuditResult:
 
 
 def keys_of(gen, rows) -> list[tuple]:
-    """``--rows`` items (typed text or tuples) -> keys."""
-    return [gen.parse_key(r) if isinstance(r, str) else tuple(r) for r in rows]
+    """``--rows`` items (typed text or tuples) -> keys; InputError when one row is named
+    twice (the same key, however it is written)."""
+    keys = [gen.parse_key(r) if isinstance(r, str) else tuple(r) for r in rows]
+    twice = sorted({gen.format_key(k) for k in keys if keys.count(k) > 1})
+    if twice:
+        raise InputError(f"--rows names a row twice: {', '.join(twice)}")
+    return keys
 
 
 def check_n(gen, n) -> None:
@@ -193,9 +198,8 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     (tmp / "assertions.json").write_text(runs.to_json({
         "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
-    doc = AuditDoc(manifest, rows.to_dicts(), results, gen.lines, gen.key_fields, gen.label,
-                   tables, gen.summary_notes(rows), drawings,
-                   gen.rules_doc)
+    doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, gen.summary_notes(rows),
+                   drawings)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

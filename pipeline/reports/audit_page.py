@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..analysis.lines import NEGATE, Line, advisory_warnings, fmt_threshold, hard_failures
-from . import render
+from ..hints import RunHints
+from . import drill, render
 from .document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
 )
@@ -36,16 +38,28 @@ class AuditDoc:
     manifest: dict
     rows: list[dict]  # the per-row frame as dicts, in key order
     results: list[dict]  # analysis.lines.evaluate results
-    lines: tuple[Line, ...]
-    key_fields: tuple[str, ...]
-    label: object  # key tuple -> text
+    gen: Any  # the generator (pipeline.generator.Generator): lines, keys, words
     tables: dict = field(default_factory=dict)  # the generator's side and run tables
     notes: list[str] = field(default_factory=list)  # the generator's advisory notes
     drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
-    rules_doc: str = "docs/design.md"  # the generator's rules (Generator.rules_doc)
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        return self.gen.lines
+
+    @property
+    def key_fields(self) -> tuple[str, ...]:
+        return self.gen.key_fields
+
+    @property
+    def rules_doc(self) -> str:
+        return self.gen.rules_doc
 
     def key(self, r: dict) -> tuple:
         return tuple(r[k] for k in self.key_fields)
+
+    def label(self, key: tuple) -> str:
+        return self.gen.label(key)
 
     def row_label(self, r: dict) -> str:
         return self.label(self.key(r))
@@ -198,7 +212,9 @@ def line_charts(doc: AuditDoc) -> Section:
 def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, list[Section]]:
     title = f"{doc.manifest.get('generator', 'minegen')} audit " \
             f"{doc.manifest.get('run_id', '(no run id)')}"
-    return title, [_verdict(doc), _lines(doc), line_charts(doc), *generator_sections,
+    return title, [_verdict(doc), _lines(doc), line_charts(doc),
+                   *drill.drill_down(doc, RunHints(doc.manifest, doc.gen.default_root)),
+                   *generator_sections,
                    *facts_sections(doc.manifest, FACT_KEYS)]
 
 

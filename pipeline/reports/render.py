@@ -24,6 +24,7 @@ th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .fail{background:#ffcdd2;font-weight:600}.warn{background:#ffe9b3}.na{color:#888}
 .better{background:#c8e6c9}
+code{font-size:.85em;background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}
 li.fail,li.warn{padding:.1rem .3rem;list-style-position:inside}
 .legend span{display:inline-block;padding:.1rem .5rem;margin-right:.5rem;border:1px solid #ccc}
 .wide{overflow-x:auto}.plots{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
@@ -101,15 +102,23 @@ def h(s) -> str:
     return _html.escape(str(s), quote=True)
 
 
+_CODE = re.compile(r"`([^`<>]+)`")
+
+
+def inline(s) -> str:
+    """Escaped text with Markdown's inline code (a command in backticks) as ``<code>``."""
+    return _CODE.sub(r"<code>\1</code>", h(s))
+
+
 def _html_cell(c: Cell, tag: str = "td") -> str:
     """Marks are our constants (fail / warn / na / better), never data: safe as classes."""
     classes = [k for k in (c.mark, "num" if _NUMERIC.match(c.text) else None) if k]
     cls = f' class="{" ".join(classes)}"' if classes else ""
-    return f"<{tag}{cls}>{h(c.text)}</{tag}>"
+    return f"<{tag}{cls}>{(inline if tag == 'li' else h)(c.text)}</{tag}>"
 
 
 def _figure(f: Figure) -> str:
-    return (f'<figure id="{h(f.anchor)}">{f.svg}<figcaption>{h(f.caption)}</figcaption>'
+    return (f'<figure id="{h(f.anchor)}">{f.svg}<figcaption>{inline(f.caption)}</figcaption>'
             "</figure>")
 
 
@@ -119,8 +128,8 @@ def html_sections(sections: list[Section]) -> list[str]:
         out.append(f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>')
         for b in sec.blocks:
             if isinstance(b, Para):
-                out.append(f"<p><strong>{h(b.text)}</strong></p>" if b.strong
-                           else f"<p>{h(b.text)}</p>")
+                out.append(f"<p><strong>{inline(b.text)}</strong></p>" if b.strong
+                           else f"<p>{inline(b.text)}</p>")
             elif isinstance(b, Bullets):
                 out.append("<ul>" + "".join(_html_cell(c, "li") for c in b.items) + "</ul>")
             elif isinstance(b, Table):

@@ -17,13 +17,17 @@ import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
-from pipeline.analysis.lines import Line
+from pipeline.analysis.aggregate import percentiles
 from pipeline.generator import Generator, SweepField, Tune
 
-from . import drill, sections, tune
+from . import sections, tune
+from .drill import DRILL
+from .lines import LINES, Q_RISK
 from .. import record as tile_record
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
+from ..ladder import DENSITY_CLASS
 from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
+from ..table_loader import DEFAULT_ROOT
 
 
 AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
@@ -40,11 +44,6 @@ LARGEST = "largest"
 VARIANTS = tuple(c for c in ("alt_slot_tool_free_pass_rate", "alt_slot_tool_assist_pass_rate",
                              "remove_only_pass_rate", "shuffle_only_pass_rate",
                              "undo_only_pass_rate") if c in FIELDS)
-
-
-def _q(col: str, q: float, name: str) -> pl.Expr:
-    # linear interpolation between order statistics (numpy's default), over the audit boards
-    return pl.col(col).filter(AUDIT).quantile(q, interpolation="linear").alias(name)
 
 
 def _prod(col: str, name: str | None = None) -> pl.Expr:
@@ -72,40 +71,9 @@ class TilegenAudit(Generator, Tune):
     index_field = "seed_index"
     record = RECORD
 
-    lines = (
-        # ">= 1" (not "== 1"): tune reads a ">=" line's best candidate as its largest value
-        Line("P", "production_met", ">=", 1, True,
-             "the production board (the one the game ships) meets every 15.1 gate",
-             quantity="production board met (1 = yes)"),
-        Line("Q", "not_met", "==", 0, True,
-             f"audit seeds that found no acceptable board in {MAX_ATTEMPTS} attempts (15.2)",
-             quantity="seeds not met"),
-        Line("S", "unsolvable_boards", "==", 0, True,
-             "audit boards with no tool-free clearing path (exhaustive search: no)",
-             quantity="unsolvable boards"),
-        Line("G-TF", "miss_tool_free", "==", 0, True,
-             "audit boards whose returned board misses the tool-free band (G1)",
-             quantity="boards off the tool-free band"),
-        Line("G-TA", "miss_tool_assist", "==", 0, True,
-             "audit boards whose returned board misses the tool-assisted minimum (G2)",
-             quantity="boards below the tool-assisted minimum"),
-        Line("G-ICR", "miss_clickable", "==", 0, True,
-             "audit boards whose returned board misses the clickable-ratio minimum (V1)",
-             quantity="boards below the clickable minimum"),
-        Line("L-V", "miss_layout", "==", 0, True,
-             "audit boards whose returned board fails a layout check V1-V5",
-             quantity="boards with an invalid layout"),
-        Line("M", "m_monotone_ok", "==", 1, False,
-             "p50 raw tool-free pass rate does not rise from the city's previous level",
-             quantity="monotone (1 = yes)", applies="rows above their city's lowest level"),
-        Line("V", "v_variety_ok", "==", 1, False,
-             "the production board's element set differs from every other level's of the city",
-             quantity="distinct element set (1 = yes)",
-             applies="cities with two or more levels in the run"),
-        Line("U", "dfs_unknown_boards", "==", 0, False,
-             "audit boards the exhaustive search could not decide (node cap)",
-             quantity="undecided boards"),
-    )
+    lines = LINES
+    drill = DRILL
+    default_root = str(DEFAULT_ROOT)
 
     # ------------------------------------------------------------------------ rows
     def load(self, root: str | None):
@@ -125,8 +93,6 @@ class TilegenAudit(Generator, Tune):
         from ..table_loader import plans
 
         keys = list(keys)
-        if len(set(map(tuple, keys))) != len(keys):
-            raise InputError(f"--rows names a row twice: {keys}")
         return sorted(plans(catalog, keys), key=lambda p: p.key)
 
     def key(self, plan) -> tuple:
@@ -188,16 +154,14 @@ class TilegenAudit(Generator, Tune):
             _count(~pl.col("layout_valid"), "miss_layout"),
             *(_count(pl.col("exit") == e, f"exit_{e}") for e in EXIT_NAMES),
             *(_count(pl.col("failure_reason") == r, f"reason_{r}") for r in REASON_NAMES),
-            *(_q(c, q, f"{c}_p{int(q * 100)}") for c in PERCENTILE_COLUMNS
-              for q in (0.10, 0.50, 0.90)),
-            *(_q(c, 0.50, f"{c}_p50") for c in (
-                "raw_tool_assist_pass_rate", "avg_peak_slot_usage", "stuck_rate",
-                "tool_value", "pass_rate_match_first", "pass_rate_slot_build",
-                "pass_rate_risk_averse", "mean_fail_step")),
+            *(e for c in PERCENTILE_COLUMNS for e in percentiles(c, (0.10, 0.50, 0.90), AUDIT)),
+            *(e for c in ("raw_tool_assist_pass_rate", "avg_peak_slot_usage", "stuck_rate",
+                          "tool_value", "pass_rate_match_first", "pass_rate_slot_build",
+                          "pass_rate_risk_averse", "mean_fail_step")
+              for e in percentiles(c, (0.50,), AUDIT)),
             pl.col("opening_stability").filter(AUDIT).mean().alias("opening_stability_mean"),
             pl.col("soft_deadlock_rate").filter(AUDIT).mean().alias("soft_deadlock_mean"),
-            *(_q("mean_doom_step", q, f"mean_doom_step_p{int(q * 100)}")
-              for q in (0.10, 0.50, 0.90)),
+            *percentiles("mean_doom_step", (0.10, 0.50, 0.90), AUDIT),
             pl.col("raw_tool_free_pass_rate").filter(AUDIT).is_null().sum().cast(pl.Int64)
             .alias("no_valid_layout_boards"),
             (attempts >= 2).mean().alias("retry_rate"),
@@ -226,7 +190,7 @@ class TilegenAudit(Generator, Tune):
                  pl.col("tool_free_pass_rate").filter(AUDIT)], maintain_order=True)
             .head(3).alias("worst_boards"),
             *((pl.first("alt_slot_rule"),) if "alt_slot_rule" in FIELDS else ()),
-            *(_q(c, 0.50, f"{c}_p50") for c in VARIANTS),
+            *(e for c in VARIANTS for e in percentiles(c, (0.50,), AUDIT)),
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog) -> pl.DataFrame:
@@ -253,9 +217,6 @@ class TilegenAudit(Generator, Tune):
     def report_sections(self, doc) -> list:
         return sections.sections(doc, self)
 
-    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        return drill.wanted(rows, results)
-
     def exhibit(self, plan, index: int) -> str:
         """Board ``index`` of the row (-1: production) drawn as text (``tilegen generate``'s
         own drawing: layers side by side, clickable pieces bracketed)."""
@@ -265,7 +226,7 @@ class TilegenAudit(Generator, Tune):
         return draw_board(generate_planned(plan, index=index))
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
-        risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > 0.05))
+        risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > Q_RISK))
         if not risky.height:
             return []
         names = ", ".join(f"{self.label(k)} {v:.0%}" for *k, v in
@@ -297,7 +258,7 @@ class TilegenAudit(Generator, Tune):
     sweep_fields = (
         SweepField("element_count", "int", LARGEST, "more element types are harder to match"),
         SweepField("layers", "int", LARGEST, "more layers bury more pieces"),
-        SweepField(tune.DENSITY_CLASS, "int", LARGEST,
+        SweepField(DENSITY_CLASS, "int", LARGEST,
                    "density class 0 low, 1 medium, 2 medium_high, 3 high: denser is harder"),
         SweepField("pieces_per_element", "int", LARGEST,
                    "more pieces per element (a multiple of 3): more pieces to clear"),

@@ -1,5 +1,5 @@
-"""tilegen's report sections (docs/tilegen.md, The audit): the failing rows in words
-(``drill``), one chart per city, report C (per-row percentiles) and diagnostics D
+"""tilegen's report sections (docs/tilegen.md, The audit), after the engine's drill-down
+(``lines`` and ``drill``): one chart per city, report C (per-row percentiles) and diagnostics D
 (attempts, p and the Q risk, reject shares, exits and failure reasons, the production
 boards), the rule variants and the advisory lines.
 
@@ -16,7 +16,7 @@ from pipeline.reports.document import (
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 
 from ..codes import MAX_ATTEMPTS
-from .drill import CHECKS, band_text, failing_rows, pct
+from .lines import CHECKS, Q_RISK, band_text, pct
 
 
 def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure]:
@@ -140,7 +140,7 @@ def diagnostics(doc) -> list[Section]:
         out.append([Cell(doc.row_label(r)), Cell(str(r["boards"])), Cell(num(r["retry_rate"])),
                     Cell(num(r["mean_attempts"])), Cell(num(r["p90_attempts"])),
                     Cell(str(r["max_attempts"])), Cell(num(r["p_hat"])),
-                    Cell(pct(risk), FAIL if r["not_met"] else WARN if risk and risk > 0.05
+                    Cell(pct(risk), FAIL if r["not_met"] else WARN if risk and risk > Q_RISK
                          else None),
                     Cell(str(r["not_met"]), FAIL if r["not_met"] else None),
                     *(Cell(str(r[f"exit_{e}"])) for e in ("met", "failed_gates",
@@ -242,6 +242,6 @@ def variants(doc) -> list[Section]:
 
 
 def sections(doc, gen) -> list[Section]:
-    return [*failing_rows(doc, gen), city_charts(doc), report_c(doc), *diagnostics(doc),
+    return [city_charts(doc), report_c(doc), *diagnostics(doc),
             *variants(doc), advisory(doc)]
 

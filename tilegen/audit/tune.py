@@ -1,37 +1,32 @@
-"""How tilegen rows are tuned: the 05 §16 ladder (decision 118), the candidate values of each
-rung, and writing a proposed table root (the change plus ``revision += 1``).
+"""How tilegen rows are tuned: every candidate value of each rung of the 05 §16 ladder
+(``tilegen.ladder``: the rungs, their order and steps), and writing a proposed table root
+(the change plus ``revision += 1``).
 
-Ladder, in this order: 1. density one class down; 2. layers - 1; 3. element_count - 1
-(>= 3); 4. layer_distribution: 0.05 of share moved from the bottom to the top layer. A row
-that is too easy (tool-free above its band, level 6) goes the other way on the same rungs.
 A failing line does not say which way a row misses when it reads the tool-free gate (G-TF,
 and P on the production board): there each rung offers both directions, the smallest change
 first, the easier direction first on a tie; for every other hard line only the easier one.
 Within a rung values go from the smallest change outwards; ``minegen tune`` keeps the first
-rung with a passing value, and its smallest passing change. Never touched (05 §16): slot 7,
-bypass 3, the overlap thresholds, 50 retries, the tool budget. Step 5 (dispersion
-``near_depth``) is a rules.toml setting shared by every row, so it is no per-row candidate.
+rung with a passing value, and its smallest passing change.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 from decimal import Decimal
 from pathlib import Path
 
 from boardcore.errors import Diagnostic
+from boardcore.toml_patch import patch_rows, row_keys
 from pipeline.store import atomic
 
 from ..codes import DENSITIES
+from ..ladder import DENSITY_CLASS, LADDER, MIN_ELEMENTS, SHARE_STEP
 
 
-DENSITY_CLASS = "density_class"  # sweep/tune knob: the index of the density in DENSITIES
 BOTH_WAYS = {"G-TF", "P"}  # lines that fail for a row too easy as well as too hard
 STEPS = 3  # values per direction and rung at the most
-SHARE_STEP = Decimal("0.05")
-MIN_ELEMENTS = 3
 PRESETS = "presets.toml"
+KEY = ("city_id", "level_id", "revision")
 
 
 def Diag(category: str, field: str, value, rule: str) -> Diagnostic:  # noqa: N802
@@ -112,13 +107,16 @@ def candidates(plan, lines: list[str]) -> list[tuple[str, list]]:
     if not lines:
         return []
     both = bool(BOTH_WAYS & set(lines))
-    out = [
-        (DENSITY_CLASS, _ints(DENSITIES.index(plan.density), 0, len(DENSITIES) - 1, both)),
-        ("layers", _ints(plan.layers, 1, 4, both)),
-        ("element_count", _ints(plan.element_count, MIN_ELEMENTS, len(plan.city_elements),
-                                both)),
-        ("layer_distribution", _shares(tuple(plan.layer_distribution)[:plan.layers], both)),
-    ]
+    values = {
+        DENSITY_CLASS: lambda: _ints(DENSITIES.index(plan.density), 0, len(DENSITIES) - 1,
+                                     both),
+        "layers": lambda: _ints(plan.layers, 1, 4, both),
+        "element_count": lambda: _ints(plan.element_count, MIN_ELEMENTS,
+                                       len(plan.city_elements), both),
+        "layer_distribution": lambda: _shares(tuple(plan.layer_distribution)[:plan.layers],
+                                              both),
+    }
+    out = [(rung.field, values[rung.field]()) for rung in LADDER]
     return [(f, v) for f, v in out if v]
 
 
@@ -132,53 +130,13 @@ def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
     audit seeds, 05 §12.3)."""
     dst = Path(dst)
     shutil.copytree(catalog.root, dst)
-    changes = {key: {f: v for field, value in fields.items()
-                     for f, v in preset_changes(catalog, key, field, value).items()}
-               for key, fields in changes.items()}
     path = dst / PRESETS
     text = path.read_text(encoding="utf-8")
-    blocks = re.split(r"(?m)^(?=\[\[rows\]\])", text)
-    keys = [_key(b) for b in blocks]
-    for i, block in enumerate(blocks):
-        key = keys[i]
-        if key is None or key not in changes:
-            continue
-        for field, value in changes[key].items():
-            block = _set(block, field, value)
-        top = max(k[2] for k in keys if k is not None and k[:2] == key[:2])
-        blocks[i] = _set(block, "revision", top + 1)
-    missing = set(changes) - set(keys)
-    if missing:
-        raise ValueError(f"{path}: no [[rows]] block for {sorted(missing)}")
-    atomic.write_text(path, "".join(blocks))
-
-
-def _set(block: str, name: str, value) -> str:
-    """``name = value`` in a [[rows]] block: the line replaced (its comment kept), or added
-    after the block's last field line."""
-    line = re.compile(rf"(?m)^(\s*{name}\s*=\s*)[^#\n]*?(\s*(#.*)?)$")
-    new, n = line.subn(lambda m: f"{m.group(1)}{_toml(value)}{m.group(2)}", block, count=1)
-    if n == 1:
-        return new
-    fields = list(re.finditer(r"(?m)^\s*[A-Za-z_]+\s*=.*$", block))
-    at = fields[-1].end() if fields else len(block)
-    return f"{block[:at]}\n{name} = {_toml(value)}{block[at:]}"
-
-
-def _key(block: str) -> tuple[str, int, int] | None:
-    city = re.search(r'(?m)^\s*city_id\s*=\s*"([^"]+)"', block)
-    level = re.search(r"(?m)^\s*level_id\s*=\s*(\d+)", block)
-    rev = re.search(r"(?m)^\s*revision\s*=\s*(\d+)", block)
-    if not (city and level):
-        return None
-    return city.group(1), int(level.group(1)), int(rev.group(1)) if rev else 1
-
-
-def _toml(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return repr(value) if isinstance(value, float) else str(value)
+    keys = row_keys(text, KEY, {"revision": 1})
+    fields = {}
+    for key, row in changes.items():
+        top = max((k[2] for k in keys if k[:2] == tuple(key)[:2]), default=tuple(key)[2])
+        fields[tuple(key)] = {**{f: v for field, value in row.items()
+                                 for f, v in preset_changes(catalog, key, field, value).items()},
+                              "revision": top + 1}
+    atomic.write_text(path, patch_rows(text, KEY, fields, defaults={"revision": 1}, add=True))

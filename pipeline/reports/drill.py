@@ -1,0 +1,163 @@
+"""The drill-down of an audit report, for every generator: each failing row (and, when the
+generator asks, the passing rows closest to a hard line's threshold) with why it fails in
+words and numbers (``Line.explain``), the table fields that move each line and which way
+(``Line.moves``), a ready sweep command, and the row's boards with the commands that draw
+them. What a game adds is declared in its ``Drill`` (``Generator.drill``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num
+
+
+@dataclass(frozen=True)
+class Drill:
+    """A generator's part of the drill-down (every field has a default: none of it)."""
+
+    near_misses: int = 0  # passing rows closest to a hard line's threshold, drilled too
+    limit: int = 40  # rows drilled at the most (a report stays readable)
+    drawn_rows: int = 40  # drilled rows whose boards are drawn (the rest: commands only)
+    # row -> [(board index, what it is)]: the boards drawn for a drilled row
+    boards: Callable[[dict], list[tuple[int, str]]] | None = None
+    # (row key, board index) -> argv of the command that draws that board
+    generate: Callable[[tuple, int], tuple] | None = None
+    picture: Callable[[Any], str] = str  # a drawing (``Generator.exhibit``) as page markup
+    # (row, line) -> (field, START:STOP:STEP) of the sweep to try first, or None
+    sweep: Callable[[dict, Any], tuple[str, str] | None] | None = None
+    intro: str = ("Per row: why it fails (or nearly fails), which table fields move that "
+                  "line and which way, a sweep to find the value, and its boards.")
+
+
+def _key(gen, r: dict) -> tuple:
+    return tuple(r[k] for k in gen.key_fields)
+
+
+def failing(gen, results: list[dict]) -> dict[tuple, list[str]]:
+    """Row key -> the hard lines it fails, in line order."""
+    out: dict[tuple, list[str]] = {}
+    for r in results:
+        if r["hard"] and r["passed"] is False:
+            out.setdefault(_key(gen, r), []).append(r["line"])
+    return out
+
+
+def drilled(gen, rows: list[dict], results: list[dict]) -> list[tuple[dict, list[str], bool]]:
+    """(row, lines it fails or nearly fails, failing?): the failing rows in key order, then
+    the ``near_misses`` passing rows with the smallest margin to a ``>=`` / ``>`` line."""
+    drill = gen.drill
+    by_key = {_key(gen, r): r for r in rows}
+    fails = failing(gen, results)
+    out = [(by_key[k], names, True) for k, names in sorted(fails.items())]
+    lines = {ln.name: ln for ln in gen.lines if ln.hard and ln.op in (">=", ">")}
+    margins = sorted((r["observed"] - lines[r["line"]].threshold, _key(gen, r), r["line"])
+                     for r in results if r["line"] in lines and r["passed"] is True
+                     and _key(gen, r) not in fails)
+    near: dict[tuple, str] = {}
+    for _, key, name in margins:
+        if len(near) == drill.near_misses:
+            break
+        near.setdefault(key, name)
+    out += [(by_key[k], [name], False) for k, name in near.items()]
+    return out[:drill.limit]
+
+
+def wanted(gen, rows: list[dict], results: list[dict]) -> list[tuple[tuple, int]]:
+    """(row key, board index) of every board the drill-down draws."""
+    drill = gen.drill
+    if drill.boards is None:
+        return []
+    return [(_key(gen, row), i) for row, _, _ in drilled(gen, rows, results)[:drill.drawn_rows]
+            for i, _ in drill.boards(row)]
+
+
+def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
+    """One paragraph per distinct sweep command of the row's lines."""
+    gen, drill = doc.gen, doc.gen.drill
+    if drill.sweep is None:
+        return []
+    lines = {ln.name: ln for ln in doc.lines}
+    why = {f.name: f.why for f in getattr(gen, "sweep_fields", ())}
+    cmds: dict[str, tuple[str, list[str]]] = {}  # command -> (its field in words, lines)
+    for name in names:
+        got = drill.sweep(row, lines[name])
+        if got is None:
+            continue
+        field, grid = got
+        cmd = hints.audit("sweep", "--row", gen.format_key(doc.key(row)), "--vary",
+                          f"{field}={grid}", "--n", row["boards"])
+        words = f"{field}: {why[field]}" if field in why else field
+        cmds.setdefault(cmd, (words, []))[1].append(name)
+    return [Para(f"Sweep for line{'s' if len(ns) > 1 else ''} {', '.join(ns)} ({words}): "
+                 f"`{cmd}`") for cmd, (words, ns) in cmds.items()]
+
+
+def _boards(doc, row: dict, hints) -> list:
+    drill = doc.gen.drill
+    if drill.boards is None:
+        return []
+    key, figs, plain = doc.key(row), [], []
+    for i, what in drill.boards(row):
+        cmd = f"`{hints.program(*drill.generate(key, i))}`" if drill.generate else ""
+        drawing = doc.drawings.get((key, i))
+        if drawing is None:
+            plain.append(f"{what}: {cmd}" if cmd else what)
+        else:
+            figs.append(Figure("board-" + "-".join(str(v) for v in (*key, i)),
+                               drill.picture(drawing), f"{what}: {cmd}" if cmd else what))
+    out = [Para("; ".join(plain) + ".")] if plain else []
+    return out + ([Figures(f"Boards of {doc.row_label(row)}", figs)] if figs else [])
+
+
+def _why(line, row: dict, fails: bool) -> str:
+    """A failing row: the line's own explanation; a near miss: its margin."""
+    if not fails:
+        obs = row.get(line.column)
+        return (f"holds with the smallest margin of any row: {line.what} {num(obs)} "
+                f"({line.requirement}; margin {num(obs - line.threshold)}).")
+    return line.explain(row, line) if line.explain else f"{line.requirement} does not hold."
+
+
+def drill_down(doc, hints) -> list[Section]:
+    """The drill-down sections of one run (none when no line explains itself)."""
+    lines = {ln.name: ln for ln in doc.lines}
+    if not any(ln.explain for ln in doc.lines):
+        return []
+    sec = Section("drill-down", "Drill-down: failing rows"
+                  + (" and near misses" if doc.gen.drill.near_misses else ""))
+    rows = drilled(doc.gen, doc.rows, doc.results)
+    if not rows:
+        sec.blocks.append(Para("Every hard line holds on every row."))
+        return [sec]
+    sec.blocks.append(Para(doc.gen.drill.intro))
+    if hasattr(doc.gen, "tune_candidates"):  # the Tune capability
+        cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
+                          doc.manifest.get("n"))
+        sec.blocks.append(Para(f"`{cmd}` tries these moves one field at a time with the "
+                               "audit's seeds and proposes the smallest change that makes "
+                               "every hard line hold (a new table root: nothing is edited "
+                               "in place)."))
+    out = [sec]
+    for row, names, fails in rows:
+        key = doc.key(row)
+        head = Section("drill-" + "-".join(str(v) for v in key),
+                       f"{doc.row_label(row)}: {'fails' if fails else 'closest to failing'} "
+                       f"{', '.join(names)}", depth=3)
+        head.blocks.append(Para(doc.gen.describe(row) + "."))
+        head.blocks.append(Bullets([Cell(f"{n}: {_why(lines[n], row, fails)}",
+                                         FAIL if fails else WARN) for n in names]))
+        moves: dict = {}  # a move several lines share is one row, naming them all
+        for n in names:
+            for m in lines[n].moves:
+                moves.setdefault(m, []).append(n)
+        if moves:
+            head.blocks.append(Table(["lines", "table field", "move it", "because"],
+                                     [[Cell(", ".join(ns)), Cell(m.field), Cell(m.way),
+                                       Cell(m.why)] for m, ns in moves.items()]))
+        head.blocks += _sweeps(doc, row, names, hints)
+        head.blocks += _boards(doc, row, hints)
+        out.append(head)
+    return out
