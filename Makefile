@@ -23,7 +23,7 @@ test: $(STAMP)
 
 # The quick lane for a developer's loop: no cluster, nothing marked slow (about a minute).
 test-fast: $(STAMP)
-	@$(PY) -m pytest -q -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
+	@MINEGEN_FUZZ_SCALE=0.2 $(PY) -m pytest -q -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The main job: the F4 audit of the default table on the embedded LocalCluster.

@@ -59,8 +59,14 @@ CATEGORIES = frozenset({
 })
 WARNING_CATEGORIES = frozenset({"scope_global"})
 
+# ``make test-fast`` runs the fuzzer at a fifth of its examples (the same first examples:
+# derandomized); ``make test`` at all of them.
+SCALE = float(os.environ.get("MINEGEN_FUZZ_SCALE", "1"))
+
+
 def fuzz(max_examples: int) -> settings:
-    return settings(derandomize=True, deadline=None, database=None, max_examples=max_examples,
+    return settings(derandomize=True, deadline=None, database=None,
+                    max_examples=max(1, round(max_examples * SCALE)),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large])
 

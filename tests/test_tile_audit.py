@@ -234,7 +234,7 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     assert "alpha 2 r1: fails P, Q" in page and "Q risk" in page
     assert "Production boards" in page and "| P, G-TF | density_class | density one class " \
         "lower (too easy: density one class higher) |" in page
-    assert "Sweep for lines P, Q, G-TF, G-TA (density_class" in page
+    assert "Sweep for lines P, Q, G-TF, G-TA over density_class (0 low, 1 medium" in page
     html = (run / "report.html").read_text()
     assert 'id="plot-tilegen-tool-free-alpha"' in html and "15.1 tool-free band" in html
 

@@ -37,6 +37,12 @@ ENTRY = "attempt.generate_boards-*.nbi"  # the batch and per-board entry kernel
 TIERS_ENTRY = "attempt.generate_boards_tiers-*.nbi"  # the tier path's entry kernel
 N_TIERS = 5
 LARGEST, SMALLEST = "largest", "smallest"
+# the row's table values, carried into the per-row frame and compared by ``diff``
+SNAPSHOT = (("row_level", "table row level"), ("row_depth", "table row depth"),
+            ("width", "width"), ("height", "height"), ("mine_density", "density"),
+            ("inferability_target", "target"), ("solver_rules", "solver rules"),
+            ("fog_regions_requested", "fog regions"), ("fog_target_ratio", "fog ratio"),
+            ("pool_empty", "fog pool empty"), ("planned_mines", "planned mines"))
 
 
 class MinegenAudit(Generator, Tune):
@@ -120,10 +126,7 @@ class MinegenAudit(Generator, Tune):
         below = (pl.col("inferability") < target) | (pl.col("inferability_core") < target)
         drift = (pl.col("planned_mines") - pl.col("mines")) / pl.col("planned_mines")
         return [
-            *(pl.first(c) for c in (
-                "row_level", "row_depth", "width", "height", "mine_density",
-                "inferability_target", "solver_rules", "fog_regions_requested",
-                "fog_target_ratio", "pool_empty", "planned_mines")),
+            *(pl.first(c) for c, _ in SNAPSHOT),
             pl.len().alias("boards"),
             *(e for c in ("inferability", "inferability_core")
               for e in percentiles(c, (0.10, 0.50, 0.90))),
@@ -191,12 +194,7 @@ class MinegenAudit(Generator, Tune):
     # What ``diff`` compares per row: (column, label, kind); kind snapshot = the row's
     # table values, figure = a measured value, count = a count of boards.
     diff_columns = (
-        *((c, label, "snapshot") for c, label in (
-            ("row_level", "table row level"), ("row_depth", "table row depth"),
-            ("width", "width"), ("height", "height"), ("mine_density", "density"),
-            ("inferability_target", "target"), ("solver_rules", "solver rules"),
-            ("fog_regions_requested", "fog regions"), ("fog_target_ratio", "fog ratio"),
-            ("pool_empty", "fog pool empty"), ("planned_mines", "planned mines"))),
+        *((c, label, "snapshot") for c, label in SNAPSHOT),
         *((c, label, "figure") for c, label in (
             ("inferability_p10", "inferability p10"), ("inferability_p50", "inferability p50"),
             ("inferability_p90", "inferability p90"), ("inferability_core_p10", "core p10"),

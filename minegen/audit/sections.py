@@ -12,39 +12,51 @@ from pipeline.reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from pipeline.reports.svg import Band, Marks, Series, line_chart
+from pipeline.reports.tables import Col, by_group, row_table
 
 from . import drill
 from .lines import MINE_DRIFT_WARN
 
 
 
-_C_COLUMNS = ["inferability_p10", "inferability_p50", "inferability_p90",
-              "inferability_core_p10", "inferability_core_p50", "inferability_core_p90",
-              "delta_budget_fog_p50", "delta_budget_fog_p90",
-              "fog_burden_ratio_p50", "fog_burden_ratio_p90"]
+def _below_target(row: dict, v) -> str | None:
+    return FAIL if v is not None and v < row["inferability_target"] else None
+
+
+L, D = Col("L", "level_index", str), Col("D", "node_depth", str)
+REPORT_C = (
+    L, D, Col("W x H", lambda r: f"{r['width']}x{r['height']}", str),
+    Col("density", "mine_density"), Col("target", "inferability_target"),
+    *(Col(f"infer p{q}", f"inferability_p{q}", mark=_below_target) for q in (10, 50, 90)),
+    *(Col(f"core p{q}", f"inferability_core_p{q}", mark=_below_target) for q in (10, 50, 90)),
+    *(Col(f"delta_budget_fog p{q}", f"delta_budget_fog_p{q}") for q in (50, 90)),
+    *(Col(f"burden ratio p{q}", f"fog_burden_ratio_p{q}") for q in (50, 90)),
+)
+DIAGNOSTICS_D = (
+    L, D, Col("boards", "boards"), Col("retry rate", "retry_rate"),
+    Col("mean attempts", "mean_attempts"), Col("exit met", "exit_met"),
+    Col("exit accept_best", "exit_accept_best"),
+    Col("exit accept_least_bad", "exit_accept_least_bad", mark=lambda r, v: FAIL if v else None),
+    Col("shortfall mean", "shortfall_mean"), Col("shortfall max", "shortfall_max"),
+    Col("shortfall share", "shortfall_share"),
+    Col("mine drift p50", "mine_drift_p50",
+        mark=lambda r, v: WARN if r["mine_drift_warning"] else None),
+    Col("mines mean / planned", lambda r: f"{num(r['mines_mean'])} / {num(r['planned_mines'])}",
+        str),
+)
+TIERS = (
+    L, D, *(Col(f"tier {t}", f"tier_{t}_share") for t in range(5)),
+    Col("tier 3-4", "tier_hard_share"), Col("mean tier", "tier_mean"),
+    Col("deductions of own tier", "tier_deductions_mean"),
+    Col("guess share p50", "guess_share_p50"), Col("guess share p90", "guess_share_p90"),
+)
 
 
 def _report_c(doc) -> Section:
-    sec = Section("report-c", "Report C: inferability and fog burden per row")
-    out = []
-    for row in doc.rows:
-        target = row["inferability_target"]
-        cells = [Cell(str(row["level_index"])), Cell(str(row["node_depth"])),
-                 Cell(f"{row['width']}x{row['height']}"), Cell(num(row["mine_density"])),
-                 Cell(num(target))]
-        for col in _C_COLUMNS:
-            v = row[col]
-            below = col.startswith("inferability") and v is not None and v < target
-            cells.append(Cell(num(v), FAIL if below else None))
-        out.append(cells)
-    sec.blocks.append(Para("Inferability cells below the row's target are marked: at least "
-                           "that share of boards breaks line A. delta_budget_fog is in AP."))
-    sec.blocks.append(Table(["L", "D", "W x H", "density", "target",
-                             "infer p10", "infer p50", "infer p90",
-                             "core p10", "core p50", "core p90",
-                             "delta_budget_fog p50", "delta_budget_fog p90",
-                             "burden ratio p50", "burden ratio p90"], out))
-    return sec
+    return Section("report-c", "Report C: inferability and fog burden per row", blocks=[
+        Para("Inferability cells below the row's target are marked: at least that share of "
+             "boards breaks line A. delta_budget_fog is in AP."),
+        row_table(doc.rows, REPORT_C)])
 
 
 def level_figures(level: int, rows: list[dict], failing: list[int]) -> list[Figure]:
@@ -92,30 +104,14 @@ def level_figures(level: int, rows: list[dict], failing: list[int]) -> list[Figu
 
 
 def _plots(doc) -> Section:
-    failed = doc.failed_keys()
-    sec = Section("plots", "Plots per level")
-    for level in sorted({r["level_index"] for r in doc.rows}):
-        mine = [r for r in doc.rows if r["level_index"] == level]
-        failing = [r["node_depth"] for r in mine if (level, r["node_depth"]) in failed]
-        sec.blocks.append(Figures(f"Level {level}", level_figures(level, mine, failing)))
-    return sec
+    return by_group(doc, "plots", "Plots per level", "level_index",
+                    lambda level, rows, failing: level_figures(
+                        level, rows, [r["node_depth"] for r in failing]),
+                    heading=lambda level, rows: f"Level {level}")
 
 
 def _diagnostics(doc) -> list[Section]:
-    sec = Section("diagnostics-d", "Diagnostics D")
-    cols = ["level_index", "node_depth", "boards", "retry_rate", "mean_attempts", "exit_met",
-            "exit_accept_best", "exit_accept_least_bad", "shortfall_mean", "shortfall_max",
-            "shortfall_share", "mine_drift_p50"]
-    out = []
-    for row in doc.rows:
-        marks = {"exit_accept_least_bad": FAIL if row["exit_accept_least_bad"] else None,
-                 "mine_drift_p50": WARN if row["mine_drift_warning"] else None}
-        out.append([Cell(num(row[c]), marks.get(c)) for c in cols]
-                   + [Cell(f"{num(row['mines_mean'])} / {num(row['planned_mines'])}")])
-    sec.blocks.append(Table(["L", "D", "boards", "retry rate", "mean attempts", "exit met",
-                             "exit accept_best", "exit accept_least_bad", "shortfall mean",
-                             "shortfall max", "shortfall share", "mine drift p50",
-                             "mines mean / planned"], out))
+    sec = Section("diagnostics-d", "Diagnostics D", blocks=[row_table(doc.rows, DIAGNOSTICS_D)])
     hist = Section("shortfall", "Shortfall distribution (boards per fog_shortfall)", 3)
     shortfall = doc.tables.get("shortfall")
     if shortfall is not None:
@@ -151,16 +147,7 @@ def _tiers(doc) -> list[Section]:
         "enumeration of each frontier component. Per row: the share of boards at each tier, "
         "the mean tier, the deductions that needed the board's own tier, and the share of "
         "safe cells even tier 4 leaves to a guess."))
-    rows = []
-    for r in doc.rows:
-        rows.append([Cell(str(r["level_index"])), Cell(str(r["node_depth"])),
-                     *(Cell(num(r[f"tier_{t}_share"])) for t in range(5)),
-                     Cell(num(r["tier_hard_share"])), Cell(num(r["tier_mean"])),
-                     Cell(num(r["tier_deductions_mean"])), Cell(num(r["guess_share_p50"])),
-                     Cell(num(r["guess_share_p90"]))])
-    sec.blocks.append(Table(["L", "D", "tier 0", "tier 1", "tier 2", "tier 3", "tier 4",
-                             "tier 3-4", "mean tier", "deductions of own tier",
-                             "guess share p50", "guess share p90"], rows))
+    sec.blocks.append(row_table(doc.rows, TIERS))
     return [sec]
 
 

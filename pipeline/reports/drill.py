@@ -28,6 +28,7 @@ class Drill:
     picture: Callable[[Any], str] = str  # a drawing (``Generator.exhibit``) as page markup
     # (row, line) -> (field, START:STOP:STEP) of the sweep to try first, or None
     sweep: Callable[[dict, Any], tuple[str, str] | None] | None = None
+    field_words: tuple[tuple[str, str], ...] = ()  # (sweep field, what its values mean)
     intro: str = ("Per row: why it fails (or nearly fails), which table fields move that "
                   "line and which way, a sweep to find the value, and its boards.")
 
@@ -80,8 +81,8 @@ def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
     if drill.sweep is None:
         return []
     lines = {ln.name: ln for ln in doc.lines}
-    why = {f.name: f.why for f in getattr(gen, "sweep_fields", ())}
-    cmds: dict[str, tuple[str, list[str]]] = {}  # command -> (its field in words, lines)
+    words = dict(drill.field_words)
+    cmds: dict[str, tuple[str, list[str]]] = {}  # command -> (its field, the lines)
     for name in names:
         got = drill.sweep(row, lines[name])
         if got is None:
@@ -89,10 +90,10 @@ def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
         field, grid = got
         cmd = hints.audit("sweep", "--row", gen.format_key(doc.key(row)), "--vary",
                           f"{field}={grid}", "--n", row["boards"])
-        words = f"{field}: {why[field]}" if field in why else field
-        cmds.setdefault(cmd, (words, []))[1].append(name)
-    return [Para(f"Sweep for line{'s' if len(ns) > 1 else ''} {', '.join(ns)} ({words}): "
-                 f"`{cmd}`") for cmd, (words, ns) in cmds.items()]
+        cmds.setdefault(cmd, (field + (f" ({words[field]})" if field in words else ""),
+                              []))[1].append(name)
+    return [Para(f"Sweep for line{'s' if len(ns) > 1 else ''} {', '.join(ns)} over {field}: "
+                 f"`{cmd}`") for cmd, (field, ns) in cmds.items()]
 
 
 def _boards(doc, row: dict, hints) -> list:

@@ -25,8 +25,12 @@ class Col:
         return Cell(self.fmt(v), self.mark(row, v) if self.mark else None)
 
 
-def row_table(rows: Sequence[dict], cols: Sequence[Col]) -> Table:
-    """One table row per per-row aggregate, in the order given."""
+def row_table(rows: Sequence[dict], cols: Sequence[Col],
+              label: Callable[[dict], str] | None = None) -> Table:
+    """One table row per per-row aggregate, in the order given; with ``label`` (a row as
+    people name it, ``AuditDoc.row_label``) a first column "row"."""
+    if label is not None:
+        cols = (Col("row", label, str), *cols)
     return Table([c.header for c in cols], [[c.cell(r) for c in cols] for r in rows])
 
 

@@ -47,6 +47,7 @@ DRILL = Drill(
                              "--index", i),
     picture=lambda text: f'<pre class="board">{html.escape(text)}</pre>',
     sweep=first_rung,
+    field_words=((DENSITY_CLASS, "0 low, 1 medium, 2 medium_high, 3 high"),),
     intro="Per failing row: each hard line it fails and by how much, the rungs of the 05 §16 "
           "tuning ladder that move it (too hard: down the rungs in order; a row too easy "
           "goes the other way), the sweep of the first rung with room, and the row's "

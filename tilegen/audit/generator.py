@@ -32,6 +32,11 @@ from ..table_loader import DEFAULT_ROOT
 
 AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
 PROD = pl.col("seed_index") == -1
+# the row's table values, carried into the per-row frame and compared by ``diff``
+SNAPSHOT = (("element_count", "element types"), ("pieces_per_element", "pieces per element"),
+            ("total_pieces", "pieces"), ("layers", "layers"), ("density", "density"),
+            ("target_pass_rate", "target pass rate"), ("window_cols", "window columns"),
+            ("window_rows", "window rows"), ("runs_per_strategy", "runs per strategy"))
 KEY = ("city_id", "level_id", "revision")
 REJECTS = ("clickable_ratio", "triple_chains", "direct_triple", "near_surface",
            "same_layer_cluster", "tool_free_low", "tool_free_high", "tool_assist_low")
@@ -139,10 +144,8 @@ class TilegenAudit(Generator, Tune):
                  / attempts.sum()).cast(pl.Float64)
         n = AUDIT.sum().cast(pl.Float64)
         return [
-            *(pl.first(c) for c in (
-                "element_count", "pieces_per_element", "total_pieces", "layers", "density",
-                "target_pass_rate", "window_cols", "window_rows", "runs_per_strategy",
-                *(f"n_layer_{i}" for i in range(1, 5)))),
+            *(pl.first(c) for c, _ in SNAPSHOT),
+            *(pl.first(f"n_layer_{i}") for i in range(1, 5)),
             AUDIT.sum().cast(pl.Int64).alias("boards"),
             met,
             _count(pl.col("exit") != "met", "not_met"),
@@ -235,11 +238,7 @@ class TilegenAudit(Generator, Tune):
                 f"fails Q: {names})"]
 
     diff_columns = (
-        *((c, label, "snapshot") for c, label in (
-            ("element_count", "element types"), ("pieces_per_element", "pieces per element"),
-            ("total_pieces", "pieces"), ("layers", "layers"), ("density", "density"),
-            ("target_pass_rate", "target pass rate"), ("runs_per_strategy", "runs per strategy"),
-            ("window_cols", "window columns"), ("window_rows", "window rows"))),
+        *((c, label, "snapshot") for c, label in SNAPSHOT),
         *((c, label, "figure") for c, label in (
             ("tool_free_pass_rate_p10", "tool-free p10"),
             ("tool_free_pass_rate_p50", "tool-free p50"),

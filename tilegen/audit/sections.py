@@ -14,6 +14,7 @@ from pipeline.reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from pipeline.reports.svg import Band, Marks, Series, line_chart
+from pipeline.reports.tables import Col, by_group, row_table
 
 from ..codes import MAX_ATTEMPTS
 from .lines import CHECKS, Q_RISK, band_text, pct
@@ -74,57 +75,97 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
     ]
 
 
+def _current(rows: list[dict]) -> list[dict]:
+    """A city's rows in level order, the highest revision of each level."""
+    current: dict[int, dict] = {}
+    for r in rows:
+        if r["level_id"] not in current or r["revision"] > current[r["level_id"]]["revision"]:
+            current[r["level_id"]] = r
+    return [current[lv] for lv in sorted(current)]
+
+
 def city_charts(doc) -> Section:
-    sec = Section("tilegen-plots", "Plots per city")
-    failed = doc.failed_keys()
-    for city in sorted({r["city_id"] for r in doc.rows}):
-        mine = [r for r in doc.rows if r["city_id"] == city]
-        current: dict[int, dict] = {}
-        for r in mine:  # several revisions of a level: the highest is drawn
-            if r["level_id"] not in current or r["revision"] > current[r["level_id"]]["revision"]:
-                current[r["level_id"]] = r
-        rows = [current[lv] for lv in sorted(current)]
-        failing = {r["level_id"] for r in rows if doc.key(r) in failed}
-        note = " (highest revision of each level)" if len(rows) < len(mine) else ""
-        sec.blocks.append(Figures(f"{city}{note}", _city_figures(city, rows, failing)))
-    return sec
+    def figures(city, rows, failing):
+        failed = {r["level_id"] for r in failing if r in _current(rows)}
+        return _city_figures(city, _current(rows), failed)
+
+    def heading(city, rows):
+        shown = _current(rows)
+        return city + (" (highest revision of each level)" if len(shown) < len(rows) else "")
+
+    return by_group(doc, "tilegen-plots", "Plots per city", "city_id", figures, heading)
+
+
+def _off_band(r: dict, v) -> str | None:
+    lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
+    off = v is not None and lo is not None and (v < lo or (hi is not None and v > hi))
+    return FAIL if off else None
+
+
+def _below(minimum: str):
+    return lambda r, v: FAIL if v is not None and r.get(minimum) is not None \
+        and v < r[minimum] else None
+
+
+def _q_risk(r: dict, v) -> str | None:
+    return FAIL if r["not_met"] else WARN if v and v > Q_RISK else None
+
+
+REPORT_C = (
+    Col("pieces", "total_pieces", str), Col("layers", "layers", str),
+    Col("density", "density", str), Col("tool-free band", band_text, str),
+    *(Col("tool-free p10" if q == 10 else f"p{q}", f"tool_free_pass_rate_p{q}",
+          mark=_off_band) for q in (10, 50, 90)),
+    *(Col(f"raw p{q}", f"raw_tool_free_pass_rate_p{q}", mark=_off_band) for q in (10, 50, 90)),
+    Col("target gap", "target_gap"),
+    *(Col("assisted p10" if q == 10 else f"p{q}", f"tool_assist_pass_rate_p{q}",
+          mark=_below("tool_assist_min")) for q in (10, 50, 90)),
+    *(Col("clickable p10" if q == 10 else f"p{q}", f"initial_clickable_ratio_p{q}",
+          mark=_below("clickable_min")) for q in (10, 50, 90)),
+    Col("peak slot p50", "avg_peak_slot_usage_p50"), Col("stuck p50", "stuck_rate_p50"),
+    Col("tool value p50", "tool_value_p50"),
+    Col("doomed after 5 clicks (mean)", "opening_stability_mean"),
+)
+DIAGNOSTICS_D = (
+    Col("N", "boards", str), Col("retry rate", "retry_rate"),
+    Col("mean attempts", "mean_attempts"), Col("p90 attempts", "p90_attempts"),
+    Col("max attempts", "max_attempts", str), Col("p", "p_hat"),
+    Col("Q risk", "q_risk", pct, _q_risk),
+    Col("not met", "not_met", str, lambda r, v: FAIL if v else None),
+    *(Col(f"exit {e}", f"exit_{e}", str) for e in ("met", "failed_gates", "failed_layout")),
+)
+REJECTS = tuple(Col(c, f"reject_share_{c}", pct) for c in CHECKS if c != "none")
+REASONS = tuple(Col(c, lambda r, c=c: r.get(f"reason_{c}", 0), str,
+                    None if c == "none" else lambda r, v: FAIL if v else None)
+                for c in CHECKS)
+PRODUCTION = (
+    Col("seed", "production_stream_seed", str),
+    Col("exit", "production_exit", str, lambda r, v: None if r.get("production_met") else FAIL),
+    Col("failure reason", "production_failure_reason", str),
+    Col("attempts", "production_attempts_used", str),
+    Col("tool-free", "production_tool_free_pass_rate"),
+    Col("tool-assisted", "production_tool_assist_pass_rate"),
+    Col("clickable", "production_initial_clickable_ratio"),
+    Col("solvable", "production_tool_free_solvable", str),
+    Col("elements", "production_element_ids", str),
+)
+DEADLOCKS = (
+    *(Col("doom step p10" if q == 10 else f"p{q}", f"mean_doom_step_p{q}")
+           for q in (10, 50, 90)),
+    Col("fail step p50", "mean_fail_step_p50"), Col("soft deadlocks (mean)", "soft_deadlock_mean"),
+    Col("doomed after 5 clicks (mean)", "opening_stability_mean"),
+    Col("stuck p50", "stuck_rate_p50"),
+)
 
 
 def report_c(doc) -> Section:
-    sec = Section("report-c", "Report C: pass rates per row (over the N audit boards)")
-    sec.blocks.append(Para(
-        "Accepted = the board generate_board returns (after up to 50 attempts); raw = the "
-        "first layout-valid attempt of each seed, before the gates select: the preset's own "
-        "difficulty. target gap = raw p50 - the preset's targetPassRate (advisory). Cells "
-        "below the level's minimum (or above the band's top) are marked."))
-    out = []
-    for r in doc.rows:
-        lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
-
-        def tf(v, lo=lo, hi=hi):
-            off = v is not None and lo is not None and (v < lo or (hi is not None and v > hi))
-            return Cell(num(v), FAIL if off else None)
-
-        def at_least(v, m):
-            return Cell(num(v), FAIL if v is not None and m is not None and v < m else None)
-
-        out.append([Cell(doc.row_label(r)), Cell(str(r["total_pieces"])),
-                    Cell(str(r["layers"])), Cell(r["density"]), Cell(band_text(r)),
-                    *(tf(r[f"tool_free_pass_rate_p{q}"]) for q in (10, 50, 90)),
-                    *(tf(r[f"raw_tool_free_pass_rate_p{q}"]) for q in (10, 50, 90)),
-                    Cell(num(r.get("target_gap"))),
-                    *(at_least(r[f"tool_assist_pass_rate_p{q}"], r.get("tool_assist_min"))
-                      for q in (10, 50, 90)),
-                    *(at_least(r[f"initial_clickable_ratio_p{q}"], r.get("clickable_min"))
-                      for q in (10, 50, 90)),
-                    Cell(num(r["avg_peak_slot_usage_p50"])), Cell(num(r["stuck_rate_p50"])),
-                    Cell(num(r["tool_value_p50"])), Cell(num(r["opening_stability_mean"]))])
-    sec.blocks.append(Table(
-        ["row", "pieces", "layers", "density", "tool-free band",
-         "tool-free p10", "p50", "p90", "raw p10", "raw p50", "raw p90", "target gap",
-         "assisted p10", "p50", "p90", "clickable p10", "p50", "p90",
-         "peak slot p50", "stuck p50", "tool value p50", "doomed after 5 clicks (mean)"], out))
-    return sec
+    return Section("report-c", "Report C: pass rates per row (over the N audit boards)", blocks=[
+        Para("Accepted = the board generate_board returns (after up to 50 attempts); raw = "
+             "the first layout-valid attempt of each seed, before the gates select: the "
+             "preset's own difficulty. target gap = raw p50 - the preset's targetPassRate "
+             "(advisory). Cells below the level's minimum (or above the band's top) are "
+             "marked."),
+        row_table(doc.rows, REPORT_C, doc.row_label)])
 
 
 def diagnostics(doc) -> list[Section]:
@@ -133,45 +174,15 @@ def diagnostics(doc) -> list[Section]:
         f"p = met seeds / all attempts drawn: the chance that one attempt passes V1-V5 and "
         f"the gates. A seed fails 15.2 with (1 - p)^{MAX_ATTEMPTS}; Q risk = 1 - (1 - (1 - "
         f"p)^{MAX_ATTEMPTS})^N, the chance that a run of N seeds sees at least one. Q risk "
-        "above 5 % is marked even where Q held this time."))
-    out = []
-    for r in doc.rows:
-        risk = r.get("q_risk")
-        out.append([Cell(doc.row_label(r)), Cell(str(r["boards"])), Cell(num(r["retry_rate"])),
-                    Cell(num(r["mean_attempts"])), Cell(num(r["p90_attempts"])),
-                    Cell(str(r["max_attempts"])), Cell(num(r["p_hat"])),
-                    Cell(pct(risk), FAIL if r["not_met"] else WARN if risk and risk > Q_RISK
-                         else None),
-                    Cell(str(r["not_met"]), FAIL if r["not_met"] else None),
-                    *(Cell(str(r[f"exit_{e}"])) for e in ("met", "failed_gates",
-                                                          "failed_layout"))])
-    sec.blocks.append(Table(["row", "N", "retry rate", "mean attempts", "p90 attempts",
-                             "max attempts", "p", "Q risk", "not met", "exit met",
-                             "exit failed_gates", "exit failed_layout"], out))
+        f"above {100 * Q_RISK:g} % is marked even where Q held this time."))
+    sec.blocks.append(row_table(doc.rows, DIAGNOSTICS_D, doc.row_label))
     rej = Section("tilegen-rejects", "Reject shares by check (of all attempts)", 3)
-    checks = [c for c in CHECKS if c != "none"]
-    rej.blocks.append(Para("; ".join(f"{c}: {CHECKS[c]}" for c in checks) + "."))
-    rej.blocks.append(Table(["row", *checks], [
-        [Cell(doc.row_label(r)), *(Cell(pct(r.get(f"reject_share_{c}"))) for c in checks)]
-        for r in doc.rows]))
-    why = Section("tilegen-reasons", "Failure reasons of the returned boards (audit boards)", 3)
-    why.blocks.append(Table(["row", *CHECKS], [
-        [Cell(doc.row_label(r)), *(Cell(str(r.get(f"reason_{c}", 0)),
-                                        FAIL if c != "none" and r.get(f"reason_{c}") else None)
-                                   for c in CHECKS)] for r in doc.rows]))
-    prod = Section("tilegen-production", "Production boards (seed_index -1: what ships)", 3)
-    prod.blocks.append(Table(
-        ["row", "seed", "exit", "failure reason", "attempts", "tool-free", "tool-assisted",
-         "clickable", "solvable", "elements"],
-        [[Cell(doc.row_label(r)), Cell(str(r.get("production_stream_seed"))),
-          Cell(str(r.get("production_exit")), None if r.get("production_met") else FAIL),
-          Cell(str(r.get("production_failure_reason"))),
-          Cell(str(r.get("production_attempts_used"))),
-          Cell(num(r.get("production_tool_free_pass_rate"))),
-          Cell(num(r.get("production_tool_assist_pass_rate"))),
-          Cell(num(r.get("production_initial_clickable_ratio"))),
-          Cell(str(r.get("production_tool_free_solvable"))),
-          Cell(str(r.get("production_element_ids")))] for r in doc.rows]))
+    rej.blocks.append(Para("; ".join(f"{c}: {CHECKS[c]}" for c in CHECKS if c != "none") + "."))
+    rej.blocks.append(row_table(doc.rows, REJECTS, doc.row_label))
+    why = Section("tilegen-reasons", "Failure reasons of the returned boards (audit boards)", 3,
+                  blocks=[row_table(doc.rows, REASONS, doc.row_label)])
+    prod = Section("tilegen-production", "Production boards (seed_index -1: what ships)", 3,
+                   blocks=[row_table(doc.rows, PRODUCTION, doc.row_label)])
     doom = Section("tilegen-deadlocks", "Deadlocks: when lost runs became hopeless", 3)
     doom.blocks.append(Para(
         "Over the tool-free runs of the audit boards. A run is doomed from the first click "
@@ -181,14 +192,7 @@ def diagnostics(doc) -> list[Section]:
         "lost long before they can see it. Soft deadlocks: share of runs that were doomed "
         "yet one Undo or one Remove would have made them winnable again (05 §14.2: allowed)."
         " Doomed after 5 clicks: openingStability."))
-    doom.blocks.append(Table(
-        ["row", "doom step p10", "p50", "p90", "fail step p50", "soft deadlocks (mean)",
-         "doomed after 5 clicks (mean)", "stuck p50"],
-        [[Cell(doc.row_label(r)), *(Cell(num(r.get(f"mean_doom_step_p{q}")))
-                                    for q in (10, 50, 90)),
-          Cell(num(r.get("mean_fail_step_p50"))), Cell(num(r.get("soft_deadlock_mean"))),
-          Cell(num(r.get("opening_stability_mean"))), Cell(num(r.get("stuck_rate_p50")))]
-         for r in doc.rows]))
+    doom.blocks.append(row_table(doc.rows, DEADLOCKS, doc.row_label))
     return [sec, rej, why, prod, doom]
 
 
@@ -230,14 +234,14 @@ def variants(doc) -> list[Section]:
         "tool-assisted p50), and with only one tool each (tool-assisted p50): how much each "
         "rule and each tool moves a row. They change no line; the gates read the table's "
         "rules."))
-    sec.blocks.append(Table(
-        ["row", "tool-free p50", f"tool-free p50 ({other})", "assisted p50",
-         f"assisted p50 ({other})", "Remove only", "Shuffle only", "Undo only"],
-        [[Cell(doc.row_label(r)), *(Cell(num(r.get(c))) for c in (
-            "tool_free_pass_rate_p50", "alt_slot_tool_free_pass_rate_p50",
-            "tool_assist_pass_rate_p50", "alt_slot_tool_assist_pass_rate_p50",
-            "remove_only_pass_rate_p50", "shuffle_only_pass_rate_p50",
-            "undo_only_pass_rate_p50"))] for r in doc.rows]))
+    sec.blocks.append(row_table(doc.rows, (
+        Col("tool-free p50", "tool_free_pass_rate_p50"),
+        Col(f"tool-free p50 ({other})", "alt_slot_tool_free_pass_rate_p50"),
+        Col("assisted p50", "tool_assist_pass_rate_p50"),
+        Col(f"assisted p50 ({other})", "alt_slot_tool_assist_pass_rate_p50"),
+        Col("Remove only", "remove_only_pass_rate_p50"),
+        Col("Shuffle only", "shuffle_only_pass_rate_p50"),
+        Col("Undo only", "undo_only_pass_rate_p50")), doc.row_label))
     return [sec]
 
 
