@@ -129,6 +129,7 @@ def test_diff_and_sweep_by_the_same_code(tmp_path):
     assert p.returncode == 0, p.stderr
     doc = json.loads((Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
                       / "sweep.json").read_text())
+    assert doc["generator"] == "toygen" and doc["generator_ref"] == GEN  # how it was loaded
     holds = {v["label"]: v["holds"] for v in doc["values"]}
     assert holds == {lab: by_hand("beta", 1, float(lab), 100) >= 0.5 for lab in holds}
     passing = [float(lab) for lab, ok in holds.items() if ok]

@@ -242,11 +242,14 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
     facts = runs.base_manifest(gen, "", created, catalog, opts.n, opts.seeds_per_task,
                                [opts.row])
     facts.pop("run_id")
+    ref = opts.generator or gen.name  # how the sweep loaded its generator (as a run records it)
+    facts["generator_ref"] = ref
     root = sweeps_dir(opts.out)
     made = [d for d in (root, root.parent) if not d.exists()]  # removed again on failure
     root.mkdir(parents=True, exist_ok=True)
     store = ShardStore.create(root, f"sweep-{created.strftime('%Y%m%dT%H%M%SZ')}-"
-                              f"{time.monotonic_ns()}", {"sweep": opts.vary.text})
+                              f"{time.monotonic_ns()}", {"sweep": opts.vary.text,
+                                                         "generator": ref})
     expects = [shard_key(gen, p, opts.n) for p in plans]
     try:
         spec = opts.audit_options().cluster(scratch=str(store.folder / "scratch"))

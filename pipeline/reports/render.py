@@ -27,7 +27,8 @@ th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 code{font-size:.85em;background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}
 li.fail,li.warn{padding:.1rem .3rem;list-style-position:inside}
 .legend span{display:inline-block;padding:.1rem .5rem;margin-right:.5rem;border:1px solid #ccc}
-.wide{overflow-x:auto}.plots{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
+.wide{overflow-x:auto}.plots{display:flex;flex-wrap:wrap;gap:1rem}
+figure{margin:0;min-width:0;max-width:100%}pre{overflow-x:auto;max-width:100%}
 figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-width:35rem}
 .banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
 border-radius:.3rem}
