@@ -140,6 +140,8 @@ def add_diff(sub, command) -> None:
     d.add_argument("run_a", help="run folder, run id (or a unique prefix) or LATEST, looked "
                    "up under --out")
     d.add_argument("run_b", help="the run to compare with run_a (same forms)")
+    d.add_argument("--generator", default=None, help="whose LATEST a run name reads "
+                   "(default minegen); the runs' own manifests name their generator")
     d.add_argument("--out", default=DEFAULT_OUT, help="output root to look runs up in and "
                    f"to write the HTML page under (default: {DEFAULT_OUT})")
     d.add_argument("--allow-cross-version", action="store_true",

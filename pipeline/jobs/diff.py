@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from boardcore.errors import InputError
+
 from ..analysis.compare import FAIL, PASS, RunDiff, compare
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK
 from ..generator import DEFAULT_GENERATOR, load_generator
@@ -44,11 +46,18 @@ def write_html(d: RunDiff, out: str | os.PathLike) -> Path:
 
 
 def diff_runs(run_a: str, run_b: str, out: str | os.PathLike = DEFAULT_OUT,
-              allow_cross_version: bool = False) -> RunDiff:
-    """Resolve, load and compare two runs (see ``resolve_run`` and ``compare``)."""
-    paths = resolve_run(run_a, out), resolve_run(run_b, out)
+              allow_cross_version: bool = False, generator: str | None = None) -> RunDiff:
+    """Resolve, load and compare two runs (see ``resolve_run`` and ``compare``);
+    ``generator`` (default minegen) is whose ``LATEST`` a name reads."""
+    named = load_generator(generator or DEFAULT_GENERATOR)
+    paths = (resolve_run(run_a, out, named.report_subdir),
+             resolve_run(run_b, out, named.report_subdir))
     default_key = load_generator(DEFAULT_GENERATOR).key_fields  # runs without key_fields
     a, b = (load_run(p, default_key) for p in paths)
+    gens = [r.manifest.get("generator") or DEFAULT_GENERATOR for r in (a, b)]
+    if gens[0] != gens[1]:
+        raise InputError(f"{run_a} is a {gens[0]} run and {run_b} a {gens[1]} run: diff "
+                         "compares two runs of one generator")
     gen = load_generator(a.manifest.get("generator_ref") or a.manifest.get("generator"))
     return compare(gen, a, b, allow_cross_version)
 
@@ -64,7 +73,8 @@ def cmd_diff(args) -> int:
     with --fail-on-regression when a hard line flipped pass -> fail."""
     from ..reports import diff_page
 
-    d = diff_runs(args.run_a, args.run_b, args.out, args.allow_cross_version)
+    d = diff_runs(args.run_a, args.run_b, args.out, args.allow_cross_version,
+                  getattr(args, "generator", None))
     page = write_html(d, args.out)  # first: the page exists even if stdout goes away
     print(diff_page.markdown(d), end="")
     print(f"\nHTML page: {page}")

@@ -50,6 +50,7 @@ class TuneOptions:
     audit: AuditOptions  # tables, n, cluster options, out, generator
     run: str | None = None  # a finished audit of these tables to start from
     resume: str | None = None  # a tune id to complete
+    n_given: bool = True  # False: --n was not given (a --run's own N is used)
 
 
 @dataclass
@@ -77,6 +78,13 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
     require(gen, "tune")
     ref = a.generator or gen.name
     catalog = gen.load(a.tables)
+    if opts.run:  # the run must be of these tables, this generator and this N
+        path = runs.resolve_run(opts.run, a.out, gen.report_subdir)
+        manifest = runs.read_json(path / "manifest.json")
+        if not opts.n_given and isinstance(manifest.get("n"), int):
+            a = replace(a, n=manifest["n"])
+        runs.check_fits(manifest, gen, catalog, a.n, f"--run {opts.run}")
+        opts = replace(opts, run=str(path.resolve()), audit=a)
     check_n(gen, a.n)
     usable_out(a.out)
     created = runs.utc_now()
@@ -115,7 +123,7 @@ def _claim(root: Path, base: str) -> Path:
 
 def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:
     if opts.run:
-        path = runs.resolve_run(opts.run, opts.audit.out)
+        path = Path(opts.run)  # resolved and checked against the tables by run_tune
     else:
         vdir = runs.version_dir(folder / "baseline", gen.report_subdir, gen.metric_version)
         done = sorted(p for p in vdir.glob("2*") if (p / "manifest.json").is_file())
@@ -271,7 +279,8 @@ def _v(x) -> str:
 def cmd_tune(args) -> int:
     from ..options import merge
 
-    opts = TuneOptions(merge(args), run=args.run, resume=args.resume_tune)
+    opts = TuneOptions(merge(args), run=args.run, resume=args.resume_tune,
+                       n_given=args.n is not None)
     result = run_tune(opts)
     print((result.folder / "patch.md").read_text(encoding="utf-8"))
     print(f"tune: {result.folder}")

@@ -146,10 +146,12 @@ class Run:
         return self.manifest.get("metric_version")
 
 
-def resolve_run(ref: str, out: str | os.PathLike) -> Path:
+def resolve_run(ref: str, out: str | os.PathLike, subdir: str | None = None) -> Path:
     """A run folder path (a directory with manifest.json), ``LATEST``, or a run id (or a
-    unique prefix of one) looked up under ``<out>`` (``metric_v*/`` or
-    ``*/metric_v*/``). Unknown or ambiguous -> InputError saying where it looked."""
+    unique prefix of one) looked up under ``<out>`` (``metric_v*/`` or ``*/metric_v*/``).
+    ``subdir``: the generator's report folder (``Generator.report_subdir``): ``LATEST`` is
+    that generator's latest run, and an id found under several generators is read as that
+    generator's. Unknown or ambiguous -> InputError saying where it looked."""
     p = Path(ref)
     if p.is_dir():
         if (p / "manifest.json").is_file():
@@ -160,24 +162,48 @@ def resolve_run(ref: str, out: str | os.PathLike) -> Path:
     found = []
     if ref and ref not in (".", "..") and "/" not in ref and os.sep not in ref:
         vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
-                       if VERSION_DIR.match(d.name))
+                       if VERSION_DIR.match(d.name) and d.is_dir())
+        own = [d for d in vdirs if subdir is not None and d.parent == root / subdir]
         if ref == LATEST:
-            found = [d / str(latest(d)) for d in vdirs
+            found = [d / str(latest(d)) for d in (own if subdir is not None else vdirs)
                      if latest(d) and (d / str(latest(d)) / "manifest.json").is_file()]
         else:
             found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
             if not found:  # a unique prefix of a run id
                 found = [r for d in vdirs for r in sorted(d.glob(f"{glob.escape(ref)}*"))
                          if (r / "manifest.json").is_file()]
+            if len(found) > 1 and any(f.parent in own for f in found):
+                found = [f for f in found if f.parent in own]
     if len(found) > 1:
-        raise InputError(f"run id {ref} is ambiguous: it exists under "
-                           f"{', '.join(str(f.parent) for f in found)}; pass the run folder "
+        raise InputError(f"run {ref} is ambiguous: it names "
+                           f"{', '.join(str(f) for f in found)}; pass the run folder "
                            "path instead")
     if not found:
+        where = (f"no {root / subdir}/metric_v*/LATEST names a finished run"
+                 if subdir is not None and ref == LATEST
+                 else f"no {root}/metric_v*/{ref}/manifest.json exists")
         raise InputError(f"no audit run {ref!r}: it is not a run folder (a directory with "
-                           f"manifest.json) and no {root}/metric_v*/{ref}/manifest.json "
-                           "exists (give the run folder path, or the --out it was written to)")
+                           f"manifest.json) and {where} (give the run folder path, or the "
+                           "--out it was written to)")
     return found[0]
+
+
+def check_fits(manifest: dict, gen, catalog, n: int, what: str) -> None:
+    """InputError (one line) unless the run ``manifest`` describes is of ``gen``, of the
+    tables ``catalog`` holds (same content hash) and of N = ``n``: a job that reads a run
+    never mixes it with other tables, another generator or another N."""
+    if manifest.get("generator") != gen.name:
+        raise InputError(f"{what} is a {manifest.get('generator')} run, not {gen.name}: name "
+                         f"the generator it was audited with (--generator "
+                         f"{manifest.get('generator')})")
+    if manifest.get("table_hash") != catalog.content_hash:
+        raise InputError(f"{what} audited the tables at {manifest.get('table_root')} (hash "
+                         f"{str(manifest.get('table_hash'))[:12]}), not {catalog.root} (hash "
+                         f"{catalog.content_hash[:12]}): give --tables of that run, or audit "
+                         "these tables first")
+    if manifest.get("n") != n:
+        raise InputError(f"{what} has N = {manifest.get('n')}, not {n}: drop --n (the run's "
+                         "N is used) or audit at that N first")
 
 
 def read_json(path: Path) -> dict:
