@@ -364,3 +364,29 @@ def test_abandoned_gather_tasks_are_silenced_and_nothing_else(caplog):
         loop.close()
     reported = [r.getMessage() for r in caplog.records if r.name == "asyncio"]
     assert len(reported) == 1 and "never retrieved" in reported[0]
+
+
+def test_a_shard_that_lies_about_its_row_is_recomputed(tmp_path):
+    """A shard replaced by another row's records, with a key file whose sha256 matches
+    those bytes, is refused: the records prove their row and board range themselves."""
+    from types import SimpleNamespace
+
+    from pipeline.store.shards import proves
+
+    gen = SimpleNamespace(key_fields=("level_index", "node_depth"), index_field="seed_index")
+    store = ShardStore.claim(tmp_path, "run", {})
+
+    def rows(level, depth, first=0, count=3):
+        return pl.DataFrame({"level_index": [level] * count, "node_depth": [depth] * count,
+                             "seed_index": list(range(first, first + count)),
+                             "x": [0.5] * count})
+
+    expect = {"key": [1, 0], "snapshot": "abc", "n": 3, "first": 0, "count": 3}
+    store.save(0, expect, rows(1, 0))
+    assert store.load(0, expect, gen).equals(rows(1, 0))
+    for liar in (rows(2, 4), rows(1, 0, first=1), rows(1, 0).reverse(),
+                 pl.concat([rows(1, 0, count=2), rows(2, 4, count=1)])):
+        store.save(0, expect, liar)  # a key file that matches the lying bytes
+        assert not proves(liar, gen, expect)
+        assert store.load(0, expect, gen) is None
+    store.remove()

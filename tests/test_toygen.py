@@ -80,23 +80,56 @@ def test_audit_by_the_same_engine(tmp_path):
     assert manifest["generator"] == "toygen" and manifest["key_fields"] == ["name", "size"]
 
 
-def test_resume_after_a_kill_equals_a_clean_run(tmp_path):
-    out = tmp_path / "reports"
-    root = tables(tmp_path / "t", delay=0.4)
+def killed_audit(out: Path, root: str) -> Path:
+    """An audit of ``root`` killed (SIGKILL) after its first row: its .partial folder."""
     env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    before = set(out.glob("toygen/metric_v1/.partial-*"))
     proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--generator", GEN,
                              "--tables", root, "--n", "50", "--workers", "1", "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while not list(out.glob("toygen/metric_v1/.partial-*/shards/*.json")):
+        while not [p for p in out.glob("toygen/metric_v1/.partial-*/shards/*.json")
+                   if p.parent.parent not in before]:
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
-    partial = next(out.glob("toygen/metric_v1/.partial-*"))
+    (partial,) = set(out.glob("toygen/metric_v1/.partial-*")) - before
+    return partial
+
+
+def test_resume_by_folder_or_prefix_finishes_where_the_run_is(tmp_path):
+    """``--resume`` takes a run folder's path (from anywhere, no --out: the run finishes
+    beside its folder and repoints that --out's LATEST) or a unique prefix of its id."""
+    out = tmp_path / "archive" / "reports"
+    root = tables(tmp_path / "t", delay=0.4)
+    partial = killed_audit(out, root)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    p = cli("audit", "--generator", GEN, "--resume", str(partial), "--workers", "1",
+            cwd=elsewhere)
+    assert p.returncode == 1, p.stderr
+    run_id = partial.name.removeprefix(".partial-")
+    assert (out / "toygen" / "metric_v1" / run_id / "manifest.json").is_file()
+    assert (out / "toygen" / "metric_v1" / "LATEST").read_text().strip() == run_id
+    assert not partial.exists() and not list(elsewhere.iterdir())  # nothing in the cwd
+    partial = killed_audit(out, root)
+    run_id = partial.name.removeprefix(".partial-")
+    p = cli("audit", "--generator", GEN, "--resume", str(partial), "--out", str(tmp_path / "x"))
+    assert p.returncode == 2 and "drop --out" in p.stderr, p.stderr
+    p = cli("audit", "--generator", GEN, "--resume", run_id[:-3], "--workers", "1", "--out",
+            str(out))
+    assert p.returncode == 1, p.stderr
+    assert (out / "toygen" / "metric_v1" / run_id / "manifest.json").is_file()
+
+
+def test_resume_after_a_kill_equals_a_clean_run(tmp_path):
+    out = tmp_path / "reports"
+    root = tables(tmp_path / "t", delay=0.4)
+    partial = killed_audit(out, root)
     done = len(list(partial.glob("shards/*.json")))
     assert 1 <= done < len(ROWS)
     run_id = partial.name.removeprefix(".partial-")

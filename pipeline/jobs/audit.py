@@ -28,7 +28,7 @@ from ..errors import (
 )
 from .. import hints
 from ..generator import load_generator
-from ..options import AuditOptions, usable_out
+from ..options import DEFAULT_OUT, AuditOptions, usable_out
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
 from ..store import runs
@@ -75,6 +75,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     store = None
     if opts.resume:
         store = ShardStore.find(opts.resume, vdir)
+        if store.folder.parent != vdir:  # a folder named by its path: finish it there
+            vdir, opts = store.folder.parent, replace(opts, out=_out_of(gen, store, opts))
         facts = store.facts()
         if facts.get("generator", gen.name) != gen.name:
             raise InputError(f"--resume {opts.resume}: that run is a {facts['generator']} "
@@ -112,7 +114,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
-    reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos]) is not None]
+    reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos], gen) is not None]
     if opts.resume:
         manifest["resumed_from"] = run_id
     manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
@@ -152,6 +154,24 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
         store.unlock()
     store.remove()  # the run is complete: its shards are in records.parquet now
     return result
+
+
+def _out_of(gen, store: ShardStore, opts: AuditOptions) -> str:
+    """The --out a run folder named by its path belongs to (``<out>/<report_subdir>/
+    metric_v<k>/.partial-<id>``); InputError when it is not laid out so, or when --out
+    names another place."""
+    vdir = store.folder.parent
+    out = vdir.parent if not gen.report_subdir else vdir.parent.parent
+    if vdir.name != f"metric_v{gen.metric_version}" or \
+            (gen.report_subdir and vdir.parent.name != gen.report_subdir):
+        raise InputError(f"--resume {opts.resume}: not under <out>/"
+                         f"{gen.report_subdir + '/' if gen.report_subdir else ''}metric_v"
+                         f"{gen.metric_version}/ (a {gen.name} run folder stays where the "
+                         "run started)")
+    if str(opts.out) != DEFAULT_OUT and Path(opts.out).resolve() != out.resolve():
+        raise InputError(f"--resume {opts.resume}: that run belongs to --out {out}, not "
+                         f"{opts.out}; drop --out (the run finishes where its folder is)")
+    return str(out)
 
 
 def announce(message: str) -> None:

@@ -160,7 +160,7 @@ def _search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progres
     store = ShardStore(cand) if (cand / "run.json").is_file() else \
         ShardStore.create(folder, "candidates", {"candidates": len(plans)})
     expects = [shard_key(gen, p, a.n) for p in plans]
-    todo = [i for i, p in enumerate(plans) if store.load(i, expects[i]) is None]
+    todo = [i for i, p in enumerate(plans) if store.load(i, expects[i], gen) is None]
     with execute(gen, a.cluster(scratch=str(store.folder / "scratch")), plans, todo, a.n,
                  a.seeds_per_task, store, expects, progress, what="tune",
                  announce=announce) as ex:

@@ -14,6 +14,7 @@ in position order (which is key order), for the finishing pass.
 from __future__ import annotations
 
 import fcntl
+import glob
 import hashlib
 import json
 import shutil
@@ -93,11 +94,25 @@ class ShardStore:
 
     @classmethod
     def find(cls, run: str, vdir: Path) -> "ShardStore":
-        """``run``: a .partial-* folder, or a run id looked up in ``vdir``."""
+        """``run``: a .partial-* folder (wherever it is: the run finishes beside it), or a
+        run id or a unique prefix of one, looked up in ``vdir``."""
         p = Path(run)
-        candidate = p if p.name.startswith(PARTIAL_PREFIX) else vdir / f"{PARTIAL_PREFIX}{run}"
+        if p.name.startswith(PARTIAL_PREFIX) or len(p.parts) > 1:
+            if (p / "run.json").is_file():
+                return cls(p.resolve())
+            raise InputError(f"--resume {run}: not an interrupted run folder (no "
+                             f"{p / 'run.json'})")
+        candidate = vdir / f"{PARTIAL_PREFIX}{run}"
         if (candidate / "run.json").is_file():
             return cls(candidate)
+        prefixed = sorted(f for f in vdir.glob(f"{PARTIAL_PREFIX}{glob.escape(run)}*")
+                          if (f / "run.json").is_file()) if run else []
+        if len(prefixed) == 1:
+            return cls(prefixed[0])
+        if len(prefixed) > 1:
+            raise InputError(f"--resume {run}: the prefix names {len(prefixed)} interrupted "
+                             "runs (" + ", ".join(f.name[len(PARTIAL_PREFIX):]
+                                                  for f in prefixed) + "); give more of the id")
         hint = " (that run already finished)" if (vdir / run / "manifest.json").is_file() else ""
         raise InputError(f"--resume {run}: no interrupted run found{hint}; looked for "
                            f"{candidate}")
@@ -112,8 +127,10 @@ class ShardStore:
         stem = f"r{position:05d}"
         return self.shards / f"{stem}.parquet", self.shards / f"{stem}.json"
 
-    def load(self, position: int, expect: dict) -> pl.DataFrame | None:
-        """The row's records if a shard proves it holds ``expect`` (see ``key``), else None."""
+    def load(self, position: int, expect: dict, gen=None) -> pl.DataFrame | None:
+        """The row's records if a shard proves it holds ``expect`` (see ``key``), else None.
+        With ``gen`` the records prove it themselves as well (``proves``): a key file that
+        matches bytes of another row's records is not enough."""
         data, key = self._paths(position)
         try:
             stored = json.loads(key.read_text(encoding="utf-8"))
@@ -128,7 +145,10 @@ class ShardStore:
             frame = pl.read_parquet(data)
         except Exception:  # a damaged file: recompute the row
             return None
-        return frame if frame.height == stored.get("rows") else None
+        if frame.height != stored.get("rows") or (gen is not None and
+                                                  not proves(frame, gen, expect)):
+            return None
+        return frame
 
     def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
         """Data first, key last: a key always names a complete, fsynced shard."""
@@ -153,6 +173,23 @@ class ShardStore:
     def remove(self) -> None:
         self.unlock()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def proves(frame: pl.DataFrame, gen, expect: dict) -> bool:
+    """True when the records themselves are the row and the boards ``expect`` names: every
+    key column holds the row's key, and the board indexes are exactly [first, first +
+    count), in order."""
+    first, count = expect["first"], expect["count"]
+    if frame.height != count:
+        return False
+    try:
+        for name, value in zip(gen.key_fields, expect["key"], strict=True):
+            if frame.get_column(name).ne_missing(value).any():
+                return False
+        index = frame.get_column(gen.index_field)
+    except (pl.exceptions.ColumnNotFoundError, ValueError):
+        return False
+    return index.to_list() == list(range(first, first + count))
 
 
 def shard_key(gen, plan, n: int) -> dict:
