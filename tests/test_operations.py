@@ -390,3 +390,43 @@ def test_a_shard_that_lies_about_its_row_is_recomputed(tmp_path):
         assert not proves(liar, gen, expect)
         assert store.load(0, expect, gen) is None
     store.remove()
+
+
+# ------------------------------------------------------------- bounded network waits
+
+def _http_server():
+    """An HTTP server on loopback (accepts, answers HTTP, never Dask)."""
+    import http.server
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv.server_address[1], srv.shutdown
+
+
+def _silent_listener():
+    """A loopback port that accepts connections and never says a word."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    return s.getsockname()[1], s.close
+
+
+@pytest.mark.parametrize("job, peer", [
+    (["audit", "--n", "4"], _http_server),
+    (["sweep", "--row", "1:0", "--vary", "mine_density=0.10:0.12:0.01", "--n", "4"],
+     _silent_listener),
+])
+def test_a_peer_that_is_not_a_dask_scheduler_ends_in_exit_3(tmp_path, job, peer):
+    port, stop = peer()
+    try:
+        t0 = time.monotonic()
+        p = cli(*job, "--scheduler", f"127.0.0.1:{port}", "--worker-timeout", "3",
+                "--out", tmp_path / "out", timeout=60)
+        took = time.monotonic() - t0
+    finally:
+        stop()
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert "no Dask scheduler answered" in p.stderr or "not as a Dask scheduler" in p.stderr \
+        or "cannot reach the Dask scheduler" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and took < 30
+    assert not list((tmp_path / "out").rglob(".partial-*"))

@@ -165,6 +165,37 @@ class Session:
         self._closer.join()
 
 
+def probe_scheduler(address: str, timeout: float) -> None:
+    """RunError unless a Dask scheduler answers its identity at ``address`` within
+    ``timeout`` s: distributed's Client waits for ever on a peer that accepts the connection
+    and never speaks Dask (an HTTP server, a silent listener)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity() -> object:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(identity(), timeout)
+
+    try:
+        reply = asyncio.run(bounded())
+    except (TimeoutError, asyncio.TimeoutError):
+        raise RunError(f"no Dask scheduler answered at {address} within {timeout:g} s "
+                       "(connect timeout): is it a Dask scheduler?") from None
+    except Exception as e:  # refused, reset, or a peer that speaks another protocol
+        raise RunError(f"cannot reach the Dask scheduler at {address}: "
+                       f"{type(e).__name__}: {e}") from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise RunError(f"{address} answered, but not as a Dask scheduler")
+
+
 def _start(spec: ClusterSpec) -> Session:
     """Connect or start a cluster. Raises RunError when no cluster can be had."""
     import dask
@@ -173,6 +204,7 @@ def _start(spec: ClusterSpec) -> Session:
     cluster = None
     try:
         if spec.kind == "external":
+            probe_scheduler(spec.scheduler, min(CONNECT_TIMEOUT_S, spec.timeout))
             try:
                 client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT_S)
             except (OSError, TimeoutError) as e:

@@ -139,13 +139,14 @@ class SweepOptions:
     slurm: dict = field(default_factory=dict)
     seeds_per_task: int | None = None
     out: str = DEFAULT_OUT
+    worker_timeout: float | None = None
 
     def audit_options(self) -> AuditOptions:
         """The same cluster options ``minegen audit`` takes (and checks)."""
         return AuditOptions(generator=self.generator, tables=self.tables, n=self.n,
                             scheduler=self.scheduler, workers=self.workers,
                             seeds_per_task=self.seeds_per_task, out=self.out,
-                            slurm=self.slurm)
+                            slurm=self.slurm, worker_timeout=self.worker_timeout)
 
 
 def options_from_args(args) -> SweepOptions:
@@ -160,7 +161,8 @@ def options_from_args(args) -> SweepOptions:
         row=row, vary=parse_vary(args.vary, gen), generator=args.generator,
         tables=args.tables, n=args.n, scheduler=args.scheduler, workers=args.workers,
         slurm=slurm_options(args.slurm) if args.slurm else {},
-        seeds_per_task=args.seeds_per_task, out=args.out)
+        seeds_per_task=args.seeds_per_task, out=args.out,
+        worker_timeout=getattr(args, "worker_timeout", None))
     check(opts.audit_options())
     return opts
 
