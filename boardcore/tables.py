@@ -11,11 +11,12 @@ short line per finding, whatever the file holds.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import os
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -108,6 +109,27 @@ def emit(out: Collector, file: str, label: str, problems) -> None:
     """Add ``check_fields``' problems of row ``label`` of ``file``."""
     for fld, value, category, rule in problems:
         out.add(category, file, label, fld, value, rule)
+
+
+def unknown_files(root: Path, known: Sequence[str], out: Collector,
+                  optional: Sequence[str] = ()) -> None:
+    """A warning for each ``*.toml`` file directly in ``root`` that is none of ``known``
+    (it would be silently ignored), naming the closest known name, and saying so when that
+    one is an ``optional`` file that is missing (its defaults are used instead)."""
+    try:
+        names = sorted(p.name for p in root.iterdir() if p.suffix == ".toml" and p.is_file())
+    except OSError:
+        return
+    for name in names:
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        rule = "not a file of this table root: it is ignored"
+        if close:
+            rule += f"; did you mean {close[0]}?"
+            if close[0] in optional and not (root / close[0]).exists():
+                rule += f" ({close[0]} is missing, so its defaults are used)"
+        out.add("unknown_file", name, "-", "-", "-", rule, severity="warning")
 
 
 def has(ok: dict, *names: str) -> bool:

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 
 from boardcore.tables import (Collector, check_fields, content_hash, emit, has, key_name,
-                              parse_toml, show)
+                              parse_toml, show, unknown_files)
 
 from . import table_checks as tc
 from .errors import Diagnostic, TableError
@@ -212,6 +212,8 @@ def _load(root: Path) -> tuple[Tables | None, list[Diagnostic]]:
     var_doc = _read(root, VARIATION_FILE, True, out)
     eco_doc = _read(root, ECONOMY_FILE, False, out)
     set_doc = _read(root, SETTLEMENT_FILE, False, out)
+    unknown_files(root, (BOARD_GEN_FILE, VARIATION_FILE, ECONOMY_FILE, SETTLEMENT_FILE), out,
+                  optional=(ECONOMY_FILE, SETTLEMENT_FILE))
     board_gen = _load_board_gen(bg_doc, out) if bg_doc is not None else []
     variations = _load_variations(var_doc, out) if var_doc is not None else []
     economy = _load_scalars(eco_doc, ECONOMY_FILE, tc.ECONOMY_FIELDS, out)

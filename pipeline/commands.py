@@ -94,7 +94,8 @@ def _cluster_options(p) -> None:
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="an existing Dask scheduler: HOST:PORT or tcp://HOST:PORT")
     where.add_argument("--workers", type=int, default=None, metavar="K",
-                       help="embedded LocalCluster worker processes (default: CPU count)")
+                       help="embedded LocalCluster worker processes (default: CPU count; at most 4 "
+                            "per CPU)")
     p.add_argument("--slurm", default=None, metavar="PROFILE",
                    help="run on SLURM: a profile with a [slurm] table (path or NAME for "
                         "configs/NAME.toml)")
@@ -102,7 +103,7 @@ def _cluster_options(p) -> None:
                    help="split each row into tasks of K boards (default: one task per row)")
     p.add_argument("--worker-timeout", type=float, default=None, metavar="SECONDS",
                    help="give up (exit 3) when no worker joins, or none is left, for this "
-                        "long (default 60; 600 with --slurm)")
+                        "long: (0, 86400] seconds (default 60; 600 with --slurm)")
 
 
 def add_audit(sub, command) -> None:

@@ -89,7 +89,7 @@ class Generator(ABC):
         """Per-row aggregate expressions over a row's records (one output row per row)."""
 
     # ------------------------------------------------- defaults a generator may override
-    max_boards: int | None = None  # largest N per row (None: no bound)
+    max_boards: int = 1 << 16  # largest N per row: every generator declares one
     default_root: str | None = None  # the root load(None) reads (printed commands omit it)
     drill = Drill()  # the game's part of the report's drill-down (boards, sweeps)
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"

@@ -7,6 +7,8 @@ folder that cannot hold a run (a file, read-only, under /proc or /dev, no space 
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import os
 import re
 import tomllib
@@ -111,9 +113,18 @@ def slurm_options(path: str) -> dict:
     return section
 
 
+PROFILE_SECTIONS = ("audit", "slurm")  # the tables a profile may hold
+
+
 def from_profile(name: str) -> AuditOptions:
     path = find_profile(name)
     doc = read_toml(path, "--profile")
+    unknown = sorted(set(doc) - set(PROFILE_SECTIONS))
+    if unknown:  # a misspelled section would run on defaults: refused, with the near name
+        near = {k: difflib.get_close_matches(k, PROFILE_SECTIONS, n=1) for k in unknown}
+        raise InputError(f"--profile {path}: unknown section(s) " + ", ".join(
+            f"[{k}]" + (f" (did you mean [{near[k][0]}]?)" if near[k] else "") for k in unknown)
+            + f"; a profile has [{'], ['.join(PROFILE_SECTIONS)}]")
     audit = doc.get("audit", {})
     if not isinstance(audit, dict):
         raise InputError(f"--profile {path}: [audit] must be a table")
@@ -169,6 +180,15 @@ def merge(args) -> AuditOptions:
     return opts
 
 
+MAX_WORKER_TIMEOUT_S = 86400  # a day: a wait longer than that is a hang by another name
+
+
+def max_workers() -> int:
+    """The most embedded worker processes a machine is asked for: 4 per CPU (beyond it the
+    workers starve each other's heartbeats and the run fails instead of slowing down)."""
+    return 4 * (os.cpu_count() or 1)
+
+
 def check(opts: AuditOptions) -> None:
     problems = []
     if not isinstance(opts.n, int) or opts.n < 1:  # the generator's own bound: at start
@@ -179,9 +199,13 @@ def check(opts: AuditOptions) -> None:
             not isinstance(opts.seeds_per_task, int) or opts.seeds_per_task < 1):
         problems.append(f"seeds-per-task must be an int >= 1; got {opts.seeds_per_task!r}")
     if opts.worker_timeout is not None and not (
-            isinstance(opts.worker_timeout, (int, float)) and opts.worker_timeout > 0):
-        problems.append(f"worker-timeout must be a number of seconds > 0; got "
-                        f"{opts.worker_timeout!r}")
+            isinstance(opts.worker_timeout, (int, float))
+            and 0 < opts.worker_timeout <= MAX_WORKER_TIMEOUT_S):
+        problems.append(f"worker-timeout must be a number of seconds in (0, "
+                        f"{MAX_WORKER_TIMEOUT_S}]; got {opts.worker_timeout!r}")
+    if isinstance(opts.workers, int) and opts.workers > max_workers():
+        problems.append(f"workers must be at most {max_workers()} on this machine (4 per "
+                        f"CPU); got {opts.workers}")
     chosen = [x for x in (opts.scheduler, opts.slurm) if x]
     if len(chosen) > 1:
         problems.append("give at most one of --scheduler and --slurm")
@@ -203,6 +227,8 @@ def usable_out(out: str | os.PathLike) -> Path:
     """Make sure ``out`` can hold runs: a folder (created if missing) outside /proc, /sys
     and /dev, where a file can be written, fsynced and removed. Raises InputError
     (exit 2) naming the reason; creates nothing when it fails."""
+    if not str(out).strip():
+        raise InputError("--out is empty: name an output folder (default: reports)")
     p = Path(out)
     try:
         resolved = p.resolve()
@@ -231,7 +257,8 @@ def usable_out(out: str | os.PathLike) -> Path:
             os.fsync(f.fileno())
         probe.unlink()
     except OSError as e:
-        probe.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only file system refuses even this
+            probe.unlink(missing_ok=True)
         for d in reversed(made):
             try:
                 d.rmdir()

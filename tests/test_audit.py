@@ -260,3 +260,33 @@ def test_tier_shares_are_the_records_tier_distribution(baseline):
     assert got.equals(by_hand)
     total = got.select(sum(pl.col(f"tier_{t}_share") for t in range(5))).to_series()
     assert ((total - 1).abs() < 1e-12).all()
+
+
+def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatch):
+    """Interrupted after its last row was saved: the resume has nothing to compute, yet
+    starts a cluster for the board drawings, so its report equals a clean run's."""
+    import signal
+
+    from pipeline.errors import Interrupted, RunInterrupted
+    from pipeline.jobs import audit as job
+
+    rows = ((2, 0), (2, 2))  # both fail B: the drill-down draws their worst boards
+    real = job._finish
+
+    def interrupted(*a, **kw):
+        raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(job, "_finish", interrupted)
+    with pytest.raises(RunInterrupted):
+        audit(tmp_path / "a", rows=rows, n=16, workers=1)
+    monkeypatch.setattr(job, "_finish", real)
+    (partial,) = (tmp_path / "a" / "reports" / "metric_v1").glob(".partial-*")
+    resumed = run_audit(AuditOptions(out=str(tmp_path / "a" / "reports"), workers=1,
+                                     resume=partial.name.removeprefix(".partial-")),
+                        progress=False)
+    assert resumed.manifest["reused_rows"] == [list(r) for r in rows]
+    assert "drawings only" in resumed.manifest["scheduler"]
+    clean = audit(tmp_path / "b", rows=rows, n=16, workers=1)
+    drawn = [(r.run_dir / "report.html").read_text().count('<figure id="board-') for r in
+             (resumed, clean)]
+    assert drawn[0] == drawn[1] > 0 and "drawings_missing" not in resumed.manifest

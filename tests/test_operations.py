@@ -430,3 +430,87 @@ def test_a_peer_that_is_not_a_dask_scheduler_ends_in_exit_3(tmp_path, job, peer)
         or "cannot reach the Dask scheduler" in p.stderr, p.stderr
     assert "Traceback" not in p.stderr and took < 30
     assert not list((tmp_path / "out").rglob(".partial-*"))
+
+
+@pytest.mark.cluster
+def test_a_read_only_archive_is_read_and_never_written(tmp_path):
+    """An existing --out on a read-only file system: every command that writes exits 2 in
+    one line; runs and diff, which only read, answer (diff says its page is not kept)."""
+    out = tmp_path / "archive"
+    _mount_tmpfs(out, "size=64m")
+    try:
+        assert cli("audit", "--n", "4", "--workers", "1", "--out", out).returncode == 1
+        subprocess.run(["mount", "-o", "remount,ro", str(out)], check=True)
+        for job in (["audit", "--n", "4"], ["audit", "--generator", "tilegen", "--n", "2"],
+                    ["sweep", "--row", "1:0", "--vary", "mine_density=0.10:0.12:0.01"],
+                    ["tune", "--run", "LATEST"]):
+            p = cli(*job, "--out", out, timeout=60)
+            assert p.returncode == 2, (job, p.stderr)
+            assert "read-only file system" in p.stderr and "Traceback" not in p.stderr, p.stderr
+            assert p.stderr.strip().count("\n") == 0, p.stderr
+        p = cli("runs", "--out", out)
+        assert p.returncode == 0 and "(LATEST)" in p.stdout, p.stderr
+        p = cli("diff", "LATEST", "LATEST", "--out", out)
+        assert p.returncode == 0 and "HTML page: not written (read-only file system" in p.stdout
+    finally:
+        subprocess.run(["umount", str(out)], check=False)
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--worker-timeout", "inf"], "worker-timeout must be a number of seconds in (0, 86400]"),
+    (["--worker-timeout", "nan"], "worker-timeout must be a number of seconds in (0, 86400]"),
+    (["--workers", "4096"], "workers must be at most"),
+    (["--rows", "1:256"], "--rows 1:256: node_depth must be an integer in [0, 255]"),
+    (["--rows", f"{1 << 64}:0"], "level_index must be an integer in [1, 9223372036854775807]"),
+    (["--generator", "tilegen", "--n", str(10 ** 20)],
+     "boards per row must be an int in [1, 65536] for tilegen"),
+    (["--out", ""], "--out is empty"),
+])
+def test_out_of_range_options_exit_2_in_one_line(tmp_path, args, why):
+    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--n", "4",
+                        "--out", str(tmp_path / "out"), *args], capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert why in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.strip().count("\n") == 0 and not list(tmp_path.iterdir()), p.stderr
+
+
+def test_a_damaged_latest_is_no_run(tmp_path):
+    from pipeline.store.runs import latest, resolve_run
+
+    vdir = tmp_path / "metric_v1"
+    vdir.mkdir()
+    for body in (b"\xff\xfe\x00binary", b"../../etc\n", b""):
+        (vdir / "LATEST").write_bytes(body)
+        assert latest(vdir) is None
+        with pytest.raises(InputError, match="names a finished run"):
+            resolve_run("LATEST", tmp_path, "")
+
+
+def test_a_misspelled_table_file_is_named_not_ignored(tmp_path):
+    import shutil
+
+    from minegen.table_loader import collect_diagnostics
+    from tilegen.table_loader import collect_diagnostics as tile_diagnostics
+
+    root = tmp_path / "t"
+    shutil.copytree(REPO / "tables", root)
+    (root / "economy.toml").rename(root / "econmy.toml")
+    shutil.copy(root / "tilematch" / "rules.toml", root / "tilematch" / "rule.toml")
+    (got,) = [d for d in collect_diagnostics(root) if d.category == "unknown_file"]
+    assert got.severity == "warning" and got.file == "econmy.toml"
+    assert "did you mean economy.toml?" in got.rule and "economy.toml is missing" in got.rule
+    (got,) = [d for d in tile_diagnostics(root / "tilematch") if d.category == "unknown_file"]
+    assert got.file == "rule.toml" and "did you mean rules.toml?" in got.rule
+    assert "missing" not in got.rule  # rules.toml is there: rule.toml is just extra
+    p = cli("validate", "--tables", root)
+    assert p.returncode == 0 and "[warning] unknown_file: econmy.toml" in p.stdout + p.stderr
+
+
+def test_a_misspelled_profile_section_is_refused(tmp_path):
+    profile = tmp_path / "p.toml"
+    profile.write_text("[audits]\nn = 16\n")
+    p = cli("audit", "--profile", profile, "--out", tmp_path / "out")
+    assert p.returncode == 2 and "unknown section(s) [audits] (did you mean [audit]?)" in \
+        p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()

@@ -128,7 +128,7 @@ def b_run(tmp_path_factory, tables):
 
 def test_registered_keys_labels_and_the_production_board_index():
     gen = load_generator("tilegen")
-    assert gen is GENERATOR and gen.report_subdir == "tilegen" and gen.max_boards is None
+    assert gen is GENERATOR and gen.report_subdir == "tilegen" and gen.max_boards == 1 << 16
     assert gen.parse_key("beijing:1:1") == ("beijing", 1, 1)
     assert gen.parse_key("beijing:1") == ("beijing", 1, 1)
     assert gen.label(("beijing", 1, 1)) == "beijing 1 r1"

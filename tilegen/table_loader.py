@@ -26,7 +26,7 @@ from pathlib import Path
 
 from boardcore import tables
 from boardcore.errors import Diagnostic, InputError, TableError
-from boardcore.tables import Collector, emit, has, key_name, parse_toml, show
+from boardcore.tables import Collector, emit, has, key_name, parse_toml, show, unknown_files
 
 from . import table_checks as tc
 from . import table_model as tm
@@ -280,6 +280,8 @@ def _load(root: Path) -> tuple[tm.Catalog | None, list[Diagnostic]]:
     gates = _load_acceptance(_read(root, ACCEPTANCE_FILE, out), ctx, out)
     rules = _load_rules(_read(root, RULES_FILE, out), out)
     rows, keys = _load_presets(_read(root, PRESETS_FILE, out), ctx, out)
+    unknown_files(root, (DENSITY_FILE, LAYOUT_FILE, ACCEPTANCE_FILE, RULES_FILE,
+                         PRESETS_FILE), out)
     tc.content_warnings(ctx, cats, keys, out)
     if out.errors():
         return None, out.items

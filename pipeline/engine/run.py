@@ -32,23 +32,39 @@ class Execution:
     workers: int  # workers that ran at least one block
     timings: dict = field(default_factory=dict)
     session: Any = None  # the live session (None when nothing was computed)
+    # with nothing to compute: how to start a session for the drawings alone
+    later: Callable[[], Any] | None = None
+    missing: str = ""  # why the report's drawings are missing, when they are
 
     def exhibits(self, gen, wanted: list[tuple[Any, int]]) -> dict:
         """{(row key, board index): the generator's drawing} for (plan, board index) pairs,
         computed on the still running cluster (a board is cheap to make again: none is
-        kept from the run); empty without a cluster. Never fails the run: a drawing that
-        cannot be had is simply missing."""
-        if self.session is None or not wanted:
+        kept from the run). A run with nothing left to compute (a resume of finished rows)
+        starts a cluster for them, so its report equals a clean run's. Never fails the
+        run: a drawing that cannot be had is missing, and ``missing`` says why."""
+        if not wanted:
+            return {}
+        if self.session is None and self.later is not None:
+            try:
+                self.session = self.later()
+                self.scheduler = f"{self.session.description} (for the drawings only)"
+            except Exception as e:  # noqa: BLE001 -- the report goes without pictures
+                self.missing = f"no cluster for the board drawings ({e})"
+        if self.session is None:
             return {}
         client = self.session.client
         try:
             futures = client.map(exhibit, [gen] * len(wanted), [p for p, _ in wanted],
                                  [i for _, i in wanted], pure=False)
             got = client.gather(futures, errors="skip", asynchronous=False)
-        except Exception:  # noqa: BLE001 -- the report goes without pictures
+        except Exception as e:  # noqa: BLE001 -- the report goes without pictures
+            self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
             return {}
-        return {(gen.key(plan), i): value for (plan, i), value in zip(wanted, got)
-                if value is not None}
+        out = {(gen.key(plan), i): value for (plan, i), value in zip(wanted, got)
+               if value is not None}
+        if len(out) < len(wanted):
+            self.missing = f"{len(wanted) - len(out)} of {len(wanted)} board drawing(s) failed"
+        return out
 
     def close_soon(self) -> None:
         """Start closing the cluster (a side thread); the session's exit waits for it."""
@@ -68,9 +84,11 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
     exhibits, then calls ``close_soon`` so the cluster closes while it writes; the cluster is
     closed when the block ends in any case."""
     if not todo:
-        yield Execution("(not started: every row was already done)", 0)
+        with contextlib.ExitStack() as stack:
+            yield Execution("(not started: every row was already done)", 0, later=lambda:
+                            stack.enter_context(session(spec, warm=functools.partial(
+                                warm, gen), announce=announce)))
         return
-    
 
     def done(i: int, frame: pl.DataFrame) -> None:
         store.save(todo[i], expects[todo[i]], frame)

@@ -224,8 +224,11 @@ def _start(spec: ClusterSpec) -> Session:
         # Workers' scratch space goes inside the user's output folder, not the system temp.
         extra = {"local_directory": spec.scratch} if spec.scratch else {}
         with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}):
+            # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown
+            # of a busy machine logs a traceback there); the session reports what matters
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0", **extra)
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                   silence_logs=logging.CRITICAL, **extra)
         return Session(Client(cluster), f"LocalCluster ({n} worker process(es), 1 thread "
                        "each, 127.0.0.1)", cluster)
     except RunError:

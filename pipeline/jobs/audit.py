@@ -54,17 +54,37 @@ def keys_of(gen, rows) -> list[tuple]:
     """``--rows`` items (typed text or tuples) -> keys; InputError when one row is named
     twice (the same key, however it is written)."""
     keys = [gen.parse_key(r) if isinstance(r, str) else tuple(r) for r in rows]
+    for key in keys:
+        check_key(gen, key)
     twice = sorted({gen.format_key(k) for k in keys if keys.count(k) > 1})
     if twice:
         raise InputError(f"--rows names a row twice: {', '.join(twice)}")
     return keys
 
 
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def check_key(gen, key: tuple, what: str = "--rows") -> None:
+    """InputError unless every part of ``key`` fits its record column: the type, and the
+    bounds the record declares (an int64 at the least)."""
+    fields = {f.name: f for f in gen.record}
+    for name, value in zip(gen.key_fields, key):
+        f = fields.get(name)
+        if f is None or f.dtype != "int64":
+            continue
+        lo = f.ge if f.ge is not None else INT64[0]
+        hi = f.le if f.le is not None else INT64[1]
+        if not isinstance(value, int) or not lo <= value <= hi:
+            raise InputError(f"{what} {gen.format_key(key)}: {name} must be an integer in "
+                             f"[{lo}, {hi}]; got {value!r}")
+
+
 def check_n(gen, n) -> None:
     limit = gen.max_boards
-    if not isinstance(n, int) or n < 1 or (limit is not None and n > limit):
-        raise InputError(f"boards per row must be an int in [1, {limit or 'inf'}] for "
-                           f"{gen.name} (got {n!r})")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= limit:
+        raise InputError(f"boards per row must be an int in [1, {limit}] for {gen.name} "
+                         f"(got {n!r})")
 
 
 def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> AuditResult:
@@ -218,8 +238,11 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     (tmp / "assertions.json").write_text(runs.to_json({
         "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
-    doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, gen.summary_notes(rows),
-                   drawings)
+    notes = gen.summary_notes(rows)
+    if ex.missing:  # a report without its pictures says so
+        manifest["drawings_missing"] = ex.missing
+        notes.append(f"the report's board drawings are missing: {ex.missing}")
+    doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

@@ -18,7 +18,7 @@ from pathlib import Path
 from boardcore.errors import InputError
 
 from ..analysis.compare import FAIL, PASS, RunDiff, compare
-from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK
+from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, describe_os_error
 from ..generator import DEFAULT_GENERATOR, load_generator
 from ..options import DEFAULT_OUT
 from ..store import atomic
@@ -75,9 +75,13 @@ def cmd_diff(args) -> int:
 
     d = diff_runs(args.run_a, args.run_b, args.out, args.allow_cross_version,
                   getattr(args, "generator", None))
-    page = write_html(d, args.out)  # first: the page exists even if stdout goes away
+    try:
+        page = write_html(d, args.out)  # first: the page exists even if stdout goes away
+    except OSError as e:  # a read-only archive: diff only reads, so it still answers
+        page = None
+        why = f"not written ({describe_os_error(e)}: {e.filename or args.out})"
     print(diff_page.markdown(d), end="")
-    print(f"\nHTML page: {page}")
+    print(f"\nHTML page: {page if page is not None else why}")
     worse = regressions(d)
     if worse:
         print(f"regressions: {len(worse)} hard line(s) flipped pass -> fail: "

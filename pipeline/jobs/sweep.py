@@ -44,10 +44,10 @@ from ..engine.run import execute
 from ..engine.interrupts import interruptible
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
 from ..generator import load_generator, require
-from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options
+from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options, usable_out
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
-from .audit import check_n
+from .audit import check_key, check_n
 
 MAX_VALUES = 64  # one graph, one report page: a wider sweep is several sweeps
 LARGEST, SMALLEST = "largest", "smallest"
@@ -235,6 +235,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
     require(gen, "sweep")
     catalog = gen.load(opts.tables)
     check_n(gen, opts.n)
+    check_key(gen, opts.row, "--row")
     gen.plans(catalog, [opts.row])  # the row must resolve (bad input before any work)
     now = gen.current_value(catalog, opts.row, opts.vary.field)
     varied = [gen.vary(catalog, opts.row, opts.vary.field, v) for v in opts.vary.values]
@@ -248,6 +249,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
     facts["generator_ref"] = ref
     root = sweeps_dir(opts.out)
     made = [d for d in (root, root.parent) if not d.exists()]  # removed again on failure
+    usable_out(opts.out)  # exit 2 with nothing left behind, before the sweep folder
     root.mkdir(parents=True, exist_ok=True)
     store = ShardStore.create(root, f"sweep-{created.strftime('%Y%m%dT%H%M%SZ')}-"
                               f"{time.monotonic_ns()}", {"sweep": opts.vary.text,

@@ -53,11 +53,17 @@ def set_latest(vdir: Path, run_id: str) -> None:
     atomic.write_text(vdir / LATEST, run_id + "\n")  # a unique temporary name per writer
 
 
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def latest(vdir: Path) -> str | None:
+    """The run id LATEST names; None when there is none, or when LATEST holds anything but
+    one run id (damaged bytes, a path): it is never followed outside ``vdir``."""
     try:
-        return (vdir / LATEST).read_text(encoding="utf-8").strip() or None
-    except OSError:
+        name = (vdir / LATEST).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         return None
+    return name if _RUN_NAME.fullmatch(name) else None
 
 
 def newer_than_latest(vdir: Path, created_utc: str) -> bool:
@@ -152,6 +158,8 @@ def resolve_run(ref: str, out: str | os.PathLike, subdir: str | None = None) -> 
     ``subdir``: the generator's report folder (``Generator.report_subdir``): ``LATEST`` is
     that generator's latest run, and an id found under several generators is read as that
     generator's. Unknown or ambiguous -> InputError saying where it looked."""
+    if not str(out).strip():
+        raise InputError("--out is empty: name the folder the runs were written to")
     p = Path(ref)
     if p.is_dir():
         if (p / "manifest.json").is_file():
