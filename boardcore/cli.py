@@ -37,6 +37,50 @@ def command_for(prog: str):
     return command
 
 
+def interruptible(prog: str):
+    """Decorator of a command that runs one long computation in this process (a board, a
+    bench): it runs on a thread of its own while the main thread waits, so SIGINT or SIGTERM
+    end the process within a fraction of a second, with 130 or 143 and one line, even while
+    a kernel runs (the kernels release the GIL; a signal handler runs on the main thread
+    only). Nothing is left to clean up: such a command writes nothing but its output."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def wrapper(args) -> int:
+            import os
+            import signal
+            import threading
+
+            got: dict = {}
+
+            def body() -> None:
+                try:
+                    got["rc"] = fn(args)
+                except BaseException as e:  # handed to the main thread, raised there
+                    got["error"] = e
+
+            def stop(signum, frame) -> None:
+                sys.stdout.flush()
+                print(f"{prog}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+                os._exit(128 + signum)
+
+            old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                worker = threading.Thread(target=body, name=f"{prog}-command", daemon=True)
+                worker.start()
+                while worker.is_alive():
+                    worker.join(0.05)
+            finally:
+                for s, handler in old.items():
+                    signal.signal(s, handler)
+            if "error" in got:
+                raise got["error"]
+            return got.get("rc")
+
+        return wrapper
+
+    return wrap
+
+
 def version_line(prog: str, generator_version: str, metric_version: int) -> str:
     """``--version`` of a project command: the installed code version and the versions
     that key its boards and records."""

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from boardcore.cli import command_for, version_line
+from boardcore.cli import command_for, interruptible, version_line
 
 command = command_for("minegen")
 
@@ -33,6 +33,7 @@ def cmd_validate(args) -> int:
 
 
 @command
+@interruptible("minegen")
 def cmd_generate(args) -> int:
     from .generate import generate
     from .render import draw, draw_record, fog_summary
@@ -67,6 +68,7 @@ def cmd_generate(args) -> int:
 
 
 @command
+@interruptible("minegen")
 def cmd_bench(args) -> int:
     from .bench import run
 

@@ -514,3 +514,44 @@ def test_a_misspelled_profile_section_is_refused(tmp_path):
     assert p.returncode == 2 and "unknown section(s) [audits] (did you mean [audit]?)" in \
         p.stderr and "Traceback" not in p.stderr, p.stderr
     assert not (tmp_path / "out").exists()
+
+
+TILE_BENCH = ["tilegen", "bench", "--repeats", "100", "--no-plain"]
+MINE_BENCH = ["minegen", "bench", "--width", "64", "--height", "64", "--density", "0.2",
+              "--boards", "4096", "--repeats", "50"]
+
+
+@pytest.mark.parametrize("cmd, sig", [
+    (TILE_BENCH, signal.SIGINT), (MINE_BENCH, signal.SIGTERM),
+    pytest.param(TILE_BENCH, signal.SIGTERM, marks=pytest.mark.slow),
+    pytest.param(MINE_BENCH, signal.SIGINT, marks=pytest.mark.slow),
+])
+def test_a_long_command_ends_on_a_signal_within_a_second(cmd, sig):
+    """A per-board computation (here a bench, minutes long) ends within a second of SIGINT
+    or SIGTERM, with 128 + the signal and one line, even while a kernel runs."""
+    prog, *args = cmd
+    p = subprocess.Popen([sys.executable, "-m", f"{prog}.cli", *args], cwd=REPO,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    assert p.poll() is None, "ended before the signal"
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    err = p.communicate(timeout=30)[1]
+    assert p.returncode == 128 + sig and time.monotonic() - t0 < 1.0, (p.returncode, err)
+    assert err.strip().splitlines()[-1] == f"{prog}: interrupted ({signal.Signals(sig).name})"
+    assert "Traceback" not in err
+
+
+def test_simulation_and_search_settings_are_bounded(tmp_path):
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(REPO / "tables" / "tilematch", root)
+    text = (root / "rules.toml").read_text()
+    text = text.replace("runs_per_strategy = 100", "runs_per_strategy = 100000000")
+    (root / "rules.toml").write_text(text.replace("dfs_node_cap = 200000",
+                                                  "dfs_node_cap = 999999999"))
+    p = subprocess.run([sys.executable, "-m", "tilegen.cli", "validate", "--tables", root],
+                       capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert "runs_per_strategy" in p.stderr and "dfs_node_cap" in p.stderr, p.stderr

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from boardcore.cli import EXIT_BAD_INPUT, command_for, version_line
+from boardcore.cli import EXIT_BAD_INPUT, command_for, interruptible, version_line
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
@@ -102,6 +102,7 @@ def _catalog_with(root, city: str, level: int, revision: int):
 
 
 @command
+@interruptible(PROG)
 def cmd_generate(args) -> int:
     from .generate import generate_planned, plan_for
     from .render import draw_board, draw_trace, trace_run
@@ -130,6 +131,7 @@ def cmd_generate(args) -> int:
 
 
 @command
+@interruptible(PROG)
 def cmd_bench(args) -> int:
     from .bench import format_table, run
 

@@ -165,13 +165,17 @@ ACCEPTANCE_FIELDS = (
     _rate("tool_assist_min", 0),
     _rate("clickable_min", 0.30),
 )
+# Upper bounds of the simulation and search settings: one board's work stays bounded
+# (the defaults are 100 runs and a 200,000-node search; ten times that is the ceiling).
+MAX_RUNS_PER_STRATEGY = 1000
+MAX_DFS_NODE_CAP = 2_000_000
 RULES_FIELDS = (
-    _int("runs_per_strategy", 1),
+    _int("runs_per_strategy", 1, MAX_RUNS_PER_STRATEGY),
     Spec("slot_rule", "enum", choices=SLOT_RULE_NAMES),
     Spec("tool_budget", "table", text="tool_budget must be a table with undo, remove, shuffle"),
     Spec("tool_order", "perm", choices=TOOL_NAMES,
          text="tool_order must be a permutation of: " + ", ".join(TOOL_NAMES)),
-    _int("dfs_node_cap", 1),
+    _int("dfs_node_cap", 1, MAX_DFS_NODE_CAP),
     _int("near_depth", 0),
     _int("cluster_size", 2),
 )
