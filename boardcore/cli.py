@@ -15,6 +15,14 @@ import sys
 from .errors import InputError, TableError
 
 EXIT_BAD_INPUT = 2
+# the epilogs of every command's --help (the audit's commands add their own codes)
+VALIDATE_EXIT_HELP = """exit codes:
+  0  the tables hold (warnings, if any, are listed)
+  2  at least one violation (every one is listed)"""
+BOARD_EXIT_HELP = """exit codes:
+  0  done
+  2  bad input (tables, options): one message, no traceback
+  130 / 143  interrupted by SIGINT (Ctrl-C) / SIGTERM, within a second"""
 
 
 def command_for(prog: str):

@@ -29,11 +29,19 @@ _FLOAT_MAX = 1.7976931348623157e308
 
 # ------------------------------------------------------------------------ reading
 
+BOM = b"\xef\xbb\xbf"
+BOM_RULE = ("file starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save "
+            "it as UTF-8 without BOM")
+
+
 def parse_toml(path: Path) -> tuple[dict | None, str]:
     """(document, "") for a readable TOML file, else (None, the rule it breaks): every way a
     file can be unusable is a finding, never a traceback."""
     try:
-        return tomllib.loads(path.read_bytes().decode("utf-8")), ""
+        raw = path.read_bytes()
+        if raw.startswith(BOM):
+            return None, BOM_RULE
+        return tomllib.loads(raw.decode("utf-8")), ""
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"file is unreadable: {exc}"
     except tomllib.TOMLDecodeError as exc:

@@ -12,9 +12,11 @@ import argparse
 import json
 import sys
 
-from boardcore.cli import command_for, interruptible, version_line
+from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, interruptible,
+                           version_line)
 
 command = command_for("minegen")
+RAW = argparse.RawDescriptionHelpFormatter  # the epilogs keep their line breaks
 
 
 @command
@@ -108,11 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="code, generator and metric versions")
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    v = sub.add_parser("validate", help="validate a table root (exit 0, or 2 with every violation)")
+    v = sub.add_parser("validate", epilog=VALIDATE_EXIT_HELP,
+                       formatter_class=RAW,
+                       help="validate a table root (exit 0, or 2 with every violation)")
     v.add_argument("--tables", default=None, help="table root (default: tables/)")
     v.set_defaults(func=cmd_validate)
 
-    g = sub.add_parser("generate", help="generate one board for (level, depth)")
+    g = sub.add_parser("generate", epilog=BOARD_EXIT_HELP,
+                       formatter_class=RAW, help="generate one board for (level, depth)")
     g.add_argument("level", type=int, help="level L (level_index)")
     g.add_argument("depth", type=int, help="node depth D (the level's row with the "
                    "greatest depth <= D is read)")
@@ -125,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "board and record")
     g.set_defaults(func=cmd_generate)
 
-    b = sub.add_parser("bench", help="kernel speed on an ad-hoc no-fog row (JSON)")
+    b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
+                       formatter_class=RAW, help="kernel speed on an ad-hoc no-fog row (JSON)")
     b.add_argument("--width", type=int, required=True, help="board width W, 8..64")
     b.add_argument("--height", type=int, required=True, help="board height H, 8..64")
     b.add_argument("--density", type=float, required=True, help="mine density, (0, 0.5]")

@@ -34,6 +34,9 @@ DIFF_EXIT_HELP = f"""exit codes:
   {EXIT_ASSERTION_FAILED}  with --fail-on-regression: some hard line flipped pass -> fail
   {EXIT_BAD_INPUT}  bad input (an unknown run, runs of different generators or, without
      --allow-cross-version, of different metric_version)"""
+RUNS_EXIT_HELP = f"""exit codes:
+  {EXIT_OK}  listed (or removed)
+  {EXIT_BAD_INPUT}  bad input (a partial run named that is unknown or running, an empty --out)"""
 GENERATOR_HELP = ("generator to audit: a registered name (default minegen) or "
                   "module:attribute")
 
@@ -176,7 +179,9 @@ def add_runs(sub, command) -> None:
         "runs", help="list the runs under an output folder; remove partial ones",
         description="List finished and partial (interrupted) runs under --out, newest "
                     "last, with what each holds; --remove-partial removes partial runs no "
-                    "process holds.")
+                    "process holds. It only reads, unless it removes: a read-only archive "
+                    "is listed.",
+        epilog=RUNS_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--out", default=DEFAULT_OUT, help=f"output root (default: {DEFAULT_OUT})")
     r.add_argument("--remove-partial", nargs="+", default=None, metavar="RUN",
                    help="remove these partial runs (run ids), or 'all'")

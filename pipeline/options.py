@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from boardcore.errors import InputError
+from boardcore.tables import BOM, BOM_RULE
 
 from .errors import describe_os_error
 from .engine.session import ClusterSpec
@@ -76,6 +77,9 @@ def scheduler_address(text: str) -> str:
     if not m:
         raise InputError(f"--scheduler must look like HOST:PORT or tcp://HOST:PORT; "
                            f"got {text!r}")
+    port = int(str(text).strip().rsplit(":", 1)[1])
+    if not 1 <= port <= 65535:
+        raise InputError(f"--scheduler {text.strip()}: the port must be in 1..65535; got {port}")
     return text.strip() if m.group(1) else f"tcp://{text.strip()}"
 
 
@@ -96,7 +100,10 @@ def find_profile(name: str, what: str = "--profile") -> Path:
 def read_toml(path: str | Path, what: str) -> dict:
     p = Path(path)
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        raw = p.read_bytes()
+        if raw.startswith(BOM):
+            raise InputError(f"{what} {path}: {BOM_RULE}")
+        return tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise InputError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:

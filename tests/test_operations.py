@@ -555,3 +555,83 @@ def test_simulation_and_search_settings_are_bounded(tmp_path):
                        capture_output=True, text=True, timeout=60, cwd=REPO)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert "runs_per_strategy" in p.stderr and "dfs_node_cap" in p.stderr, p.stderr
+
+
+def test_every_commands_help_ends_with_its_exit_codes():
+    import argparse
+
+    from minegen.cli import build_parser as mine
+    from tilegen.cli import build_parser as tile
+
+    for build in (mine, tile):
+        (subs,) = [a for a in build()._actions if isinstance(a, argparse._SubParsersAction)]
+        for name, parser in subs.choices.items():
+            text = parser.format_help()
+            assert "exit codes:" in text and "\n  0  " in text, (parser.prog, text[-300:])
+
+
+def test_a_byte_order_mark_is_named(tmp_path):
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(REPO / "tables", root, ignore=shutil.ignore_patterns("tilematch"))
+    body = (root / "board_gen.toml").read_bytes()
+    (root / "board_gen.toml").write_bytes(b"\xef\xbb\xbf" + body)
+    p = cli("validate", "--tables", root)
+    assert p.returncode == 2 and "byte-order mark (BOM)" in p.stderr, p.stderr
+    profile = tmp_path / "p.toml"
+    profile.write_bytes(b"\xef\xbb\xbf[audit]\nn = 4\n")
+    p = cli("audit", "--profile", profile, "--out", tmp_path / "out")
+    assert p.returncode == 2 and "byte-order mark (BOM)" in p.stderr, p.stderr
+    assert p.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "99999"])
+def test_a_port_out_of_range_is_bad_input_at_once(tmp_path, port):
+    t0 = time.monotonic()
+    p = cli("audit", "--scheduler", f"127.0.0.1:{port}", "--n", "4", "--out", tmp_path / "o")
+    assert p.returncode == 2 and "the port must be in 1..65535" in p.stderr, p.stderr
+    assert time.monotonic() - t0 < 10 and not (tmp_path / "o").exists()
+
+
+def test_remove_partial_says_what_it_kept_and_kill_9_leftovers_go(tmp_path):
+    import os as _os
+
+    out = tmp_path / "out"
+    vdir = out / "metric_v1"
+    held = ShardStore.claim(vdir, "20260101T000000Z-aaaa-n4", {"generator": "minegen"})
+    idle = ShardStore.claim(vdir, "20260101T000001Z-bbbb-n4", {"generator": "minegen"})
+    idle.unlock()
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that is gone: the leftover of a killed writer
+    leftover = vdir / f".{idle.run_id}.{dead.pid}-0123abcd.tmp"
+    leftover.mkdir()
+    live = vdir / f".{idle.run_id}.{_os.getpid()}-4567cdef.tmp"  # a live writer's: kept
+    live.mkdir()
+    try:
+        p = cli("runs", "--out", out, "--remove-partial", "all")
+        assert p.returncode == 0, p.stderr
+        assert f"removed partial run {idle.run_id}" in p.stdout
+        assert f"kept partial run {held.run_id}: a process holds it" in p.stdout
+        assert not leftover.exists() and live.exists() and held.folder.exists()
+    finally:
+        held.remove()
+    p = cli("runs", "--out", out, "--remove-partial", "all")
+    assert p.returncode == 0 and "no partial run to remove" in p.stdout, p.stdout
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("size", ["300k", "1m"])
+def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size):
+    """The probe at the start passes; the disk fills under the shards or the run folder
+    (Polars and Arrow say so in words of their own): exit 2, "no space left", the rows
+    already finished kept for --resume."""
+    out = tmp_path / "small"
+    _mount_tmpfs(out, f"size={size}")
+    try:
+        p = cli("audit", "--n", "256", "--workers", "2", "--out", out, timeout=120)
+        assert p.returncode == 2, (p.stdout, p.stderr)
+        assert "no space left on the device" in p.stderr and "Traceback" not in p.stderr
+        assert "--resume" in p.stderr
+    finally:
+        subprocess.run(["umount", str(out)], check=False)

@@ -12,7 +12,8 @@ import argparse
 import json
 import sys
 
-from boardcore.cli import EXIT_BAD_INPUT, command_for, interruptible, version_line
+from boardcore.cli import (BOARD_EXIT_HELP, EXIT_BAD_INPUT, VALIDATE_EXIT_HELP, command_for,
+                           interruptible, version_line)
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
@@ -21,6 +22,7 @@ MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) mus
 
 
 command = command_for(PROG)
+RAW = argparse.RawDescriptionHelpFormatter  # the epilogs keep their line breaks
 
 
 class Parser(argparse.ArgumentParser):
@@ -29,6 +31,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f"{PROG}: {self.prog.removeprefix(PROG).strip() or 'error'}:"
                                   f" {message} (see {self.prog} --help)\n")
+
 
 
 def seed_value(text: str) -> int:
@@ -164,13 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="code, generator and metric versions")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
 
-    v = sub.add_parser("validate", help="validate a table root (exit 0, or 2 with every violation)",
+    v = sub.add_parser("validate", epilog=VALIDATE_EXIT_HELP,
+                       formatter_class=RAW,
+                       help="validate a table root (exit 0, or 2 with every violation)",
                        description="Load the tile-match tables; print every diagnostic "
                                    "(errors and warnings). Exit 0 when no error, else 2.")
     v.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
     v.set_defaults(func=cmd_validate)
 
-    g = sub.add_parser("generate", help="generate one board of (city, level) and draw it",
+    g = sub.add_parser("generate", epilog=BOARD_EXIT_HELP,
+                       formatter_class=RAW, help="generate one board of (city, level) and draw it",
                        description="Generate one board (default: the production board, "
                                    "seed FNV-1a-64 of 'city:level:revision').")
     g.add_argument("city", help="city id, e.g. beijing")
@@ -193,8 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "hard deadlock) instead of the tool-free one")
     g.set_defaults(func=cmd_generate)
 
-    b = sub.add_parser("bench", help="kernel speed per attempt, and against the plain-Python "
-                                     "reading",
+    b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
+                       formatter_class=RAW,
+                       help="kernel speed per attempt, and against the plain-Python reading",
                        description="Per reference level: microseconds per attempt of the "
                                    "kernel (layout + 6R runs + search; kernel time / sum of "
                                    "attempts_used, median over repeats after a warm-up), and "

@@ -21,6 +21,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
+from ..store.atomic import os_errors
 from . import records
 
 BATCH_BOARDS = 65536
@@ -66,10 +67,11 @@ class Collector:
         self._digest.update(plain)
         if self.records_path is not None:
             table = plain.to_arrow()
-            if self._writer is None:
-                self._writer = pq.ParquetWriter(self.records_path, table.schema,
-                                                compression="zstd")
-            self._writer.write_table(table)
+            with os_errors(self.records_path):  # a full disk names the file (exit 2)
+                if self._writer is None:
+                    self._writer = pq.ParquetWriter(self.records_path, table.schema,
+                                                    compression="zstd")
+                self._writer.write_table(table)
         self._aggs.append(batch.lazy().group_by(ROW, maintain_order=True)
                           .agg(*(pl.first(k) for k in self.gen.key_fields),
                                *self.gen.aggregations()).collect())

@@ -8,6 +8,7 @@ input, 3 the run could not complete.
 
 from __future__ import annotations
 
+import errno
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -31,7 +32,7 @@ from ..generator import load_generator
 from ..options import DEFAULT_OUT, AuditOptions, usable_out
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
-from ..store import runs
+from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
 
 
@@ -63,6 +64,8 @@ def keys_of(gen, rows) -> list[tuple]:
 
 
 INT64 = (-(1 << 63), (1 << 63) - 1)
+# an OSError of these is the output folder's, even when it names no file (Arrow's do not)
+OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES)
 
 
 def check_key(gen, key: tuple, what: str = "--rows") -> None:
@@ -155,18 +158,22 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
                 result = _finish(gen, catalog, plans, feeder.drain(), tmp, vdir / run_id,
                                  manifest, ex, t_start, {"setup": round(t0 - t_start, 3),
                                                          "generate": round(t1 - t0, 3)})
+    except OutputError as e:  # a finished row could not be written (a full disk)
+        raise OutputError(f"--out {opts.out}: {e}; {resume_hint(run_id, ref, opts.out)}"
+                          ) from None
     except RunError as e:
         if not opts.resume and not store.done():  # nothing finished: nothing to resume
             store.remove()
             raise
         raise RunError(f"{e}\n{resume_hint(run_id, ref, opts.out)}") from e
     except OSError as e:  # the output folder failed under the run (full, removed, read-only)
-        if getattr(e, "filename", None) is None:
+        if getattr(e, "filename", None) is None and e.errno not in OUTPUT_ERRNOS:
             # not a file: the comm layer (distributed's CommClosedError is an OSError)
             raise RunError(f"the run could not complete ({type(e).__name__}: {e}); "
                            f"{resume_hint(run_id, ref, opts.out)}") from e
-        raise OutputError(f"--out {opts.out}: cannot write the run ({describe_os_error(e)}: "
-                          f"{e.filename}); {resume_hint(run_id, ref, opts.out)}") from None
+        raise OutputError(f"--out {opts.out}: cannot write the run ({describe_os_error(e)}"
+                          + (f": {e.filename}" if e.filename else "") + "); "
+                          f"{resume_hint(run_id, ref, opts.out)}") from None
     except Interrupted as e:
         raise RunInterrupted(e.signum, f"interrupted ({e}); finished rows are kept; resume "
                              f"with: {hints.resume_audit(run_id, ref, opts.out)}") from None
@@ -231,10 +238,11 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         "records_sha256": got.records_sha256, "boards": got.boards,
         "timings_s": {**timings, **ex.timings, "finish": round(t3 - t2, 3)},
     })
-    rows.write_parquet(tmp / "aggregates.parquet")
-    flat(rows).write_csv(tmp / "aggregates.csv")
-    for name, frame in tables.items():
-        flat(frame).write_csv(tmp / f"{name}.csv")
+    with atomic.os_errors(tmp / "aggregates.parquet"):
+        rows.write_parquet(tmp / "aggregates.parquet")
+        flat(rows).write_csv(tmp / "aggregates.csv")
+        for name, frame in tables.items():
+            flat(frame).write_csv(tmp / f"{name}.csv")
     (tmp / "assertions.json").write_text(runs.to_json({
         "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")

@@ -14,6 +14,7 @@ from pathlib import Path
 from boardcore.errors import InputError
 
 from .. import hints
+from ..store import atomic
 from ..store.runs import PARTIAL_PREFIX, VERSION_DIR, latest
 from ..store.shards import ShardStore
 
@@ -90,14 +91,21 @@ def remove_partial(out: str, which: list[str]) -> list[Entry]:
         store = ShardStore(partial[n].path)
         store.lock()  # taken just now by nobody else: safe to remove
         store.remove()
+        atomic.remove_stale(partial[n].path.parent / n)  # its half-written final folder
         removed.append(partial[n])
     return removed
 
 
 def cmd_runs(args) -> int:
     if args.remove_partial:
-        for e in remove_partial(args.out, args.remove_partial):
+        removed = remove_partial(args.out, args.remove_partial)
+        for e in removed:
             print(f"removed partial run {e.run_id} ({e.detail})")
+        kept = [e for e in list_runs(args.out) if e.state == "running"]
+        for e in kept if args.remove_partial == ["all"] else []:
+            print(f"kept partial run {e.run_id}: a process holds it (it is running)")
+        if not removed and not kept:
+            print(f"no partial run to remove under {args.out}")
         return 0
     entries = list_runs(args.out)
     if not entries:

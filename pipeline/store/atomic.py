@@ -7,6 +7,8 @@ names are unique per process and call, so two writers never share one.
 from __future__ import annotations
 
 import contextlib
+import errno
+import glob
 import os
 import shutil
 import uuid
@@ -21,6 +23,60 @@ T = TypeVar("T")
 
 def _tmp_name(final: Path) -> Path:
     return final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_stale(final: str | os.PathLike) -> list[Path]:
+    """Remove the temporary names of ``final`` left by processes that are gone (a
+    ``kill -9`` mid-write); a live writer's are kept. Returns what was removed."""
+    final = Path(final)
+    gone = []
+    for tmp in final.parent.glob(f".{glob.escape(final.name)}.*.tmp"):
+        pid = tmp.name[len(final.name) + 2:].split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.unlink(missing_ok=True)
+        gone.append(tmp)
+    return gone
+
+
+def _full(folder: Path) -> bool:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < (1 << 20)
+
+
+@contextlib.contextmanager
+def os_errors(path: str | os.PathLike) -> Iterator[None]:
+    """Polars and Arrow report a full disk as errors of their own (a "thrift transport
+    error"): inside this block such a failure while ``path``'s file system is full is the
+    OSError (ENOSPC, with the file name) the jobs report as an unusable --out, exit 2."""
+    path = Path(path)
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:  # Arrow's IO errors name no file
+            raise OSError(e.errno or errno.EIO, e.strerror or str(e), str(path)) from e
+        raise
+    except Exception as e:
+        folder = path if path.is_dir() else path.parent
+        if _full(folder):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from e
+        raise
 
 
 def fsync_path(path: Path) -> None:

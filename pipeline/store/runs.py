@@ -276,6 +276,7 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
 def run_folder(vdir: Path, run_id: str, latest: bool = True) -> Iterator[Path]:
     """Fill the yielded temporary folder; it becomes ``vdir/run_id`` atomically (fsynced)
     and, with ``latest``, ``LATEST`` then names it."""
+    atomic.remove_stale(vdir / run_id)  # an earlier attempt of this run killed mid-write
     with atomic.folder(vdir / run_id) as tmp:
         yield tmp
     if latest:

@@ -153,8 +153,9 @@ class ShardStore:
     def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
         """Data first, key last: a key always names a complete, fsynced shard."""
         data, key = self._paths(position)
-        atomic.write_file(data, lambda p: frame.write_parquet(p, compression="lz4",
-                                                              statistics=False))
+        with atomic.os_errors(data):
+            atomic.write_file(data, lambda p: frame.write_parquet(p, compression="lz4",
+                                                                  statistics=False))
         doc = {**expect, "rows": frame.height,
                "sha256": hashlib.sha256(data.read_bytes()).hexdigest()}
         atomic.write_text(key, json.dumps(doc, sort_keys=True))

@@ -69,8 +69,9 @@ def _q(row: dict, line: Line) -> str:
             f"{MAX_ATTEMPTS} attempts (Q needs {exact(line.threshold)}): the preset, not the "
             f"seed, is at fault (05 §15.2). Per-attempt acceptance p = {num(p)} ({per}); the "
             f"Q risk {pct(row.get('q_risk'))} is the chance that some seed of {n} exhausts "
-            f"its {MAX_ATTEMPTS} attempts; with N = {n}, Q holds in {100 * (1 - Q_RISK):g} % of runs "
-            f"from p = {q_safe_p(n):.2f}. The returned boards failed on: {_reasons(row)}.")
+            f"its {MAX_ATTEMPTS} attempts; with N = {n}, Q holds in {100 * (1 - Q_RISK):g} % "
+            f"of runs from p = {q_safe_p(n):.2f}. The returned boards failed on: "
+            f"{_reasons(row)}.")
 
 
 def _s(row: dict, line: Line) -> str:
