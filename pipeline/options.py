@@ -23,6 +23,7 @@ from .errors import describe_os_error
 from .engine.session import ClusterSpec
 
 DEFAULT_N = 256
+MAX_WORKER_TIMEOUT_S = 86400  # a day: a wait longer than that is a hang by another name
 DEFAULT_OUT = "reports"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the project's own profiles
 # [audit] keys of a profile and the type each must have
@@ -117,7 +118,47 @@ def slurm_options(path: str) -> dict:
     if not isinstance(section, dict) or not section:
         raise InputError(f"--slurm profile {path} needs a [slurm] table of SLURMCluster "
                            "options (queue, cores, memory, walltime, jobs ...)")
+    check_slurm(section, f"--slurm profile {path} [slurm]")
     return section
+
+
+def _count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _size(v) -> bool:
+    from dask.utils import parse_bytes
+
+    try:
+        return isinstance(v, str) and parse_bytes(v) > 0
+    except (ValueError, TypeError):
+        return False
+
+
+SLURM_CHECKS = {  # key: (required, holds, what it must be)
+    "cores": (True, _count, "an int >= 1 (CPUs per job)"),
+    "memory": (True, _size, 'a size such as "2GB" (memory per job)'),
+    "jobs": (False, _count, "an int >= 1"),
+    "processes": (False, _count, "an int >= 1"),
+    "walltime": (False, lambda v: isinstance(v, str) and bool(re.fullmatch(
+        r"(\d+-)?\d+(:\d{2}){0,2}", v)), 'a SLURM time such as "01:00:00"'),
+    "worker_timeout": (False, lambda v: isinstance(v, (int, float)) and not isinstance(
+        v, bool) and 0 < v <= MAX_WORKER_TIMEOUT_S, f"seconds in (0, {MAX_WORKER_TIMEOUT_S}]"),
+}
+
+
+def check_slurm(section: dict, where: str) -> None:
+    """The [slurm] values this project reads or SLURMCluster needs, checked before any
+    cluster starts: InputError (exit 2, one line) naming every bad one."""
+    problems = []
+    for key, (required, holds, want) in SLURM_CHECKS.items():
+        if key not in section:
+            if required:
+                problems.append(f"{key} is missing (must be {want})")
+        elif not holds(section[key]):
+            problems.append(f"{key} must be {want}; got {section[key]!r}")
+    if problems:
+        raise InputError(f"{where}: " + "; ".join(problems))
 
 
 PROFILE_SECTIONS = ("audit", "slurm")  # the tables a profile may hold
@@ -153,6 +194,7 @@ def from_profile(name: str) -> AuditOptions:
             value = slurm_options(value)
         opts = replace(opts, **{key: value})
     if isinstance(doc.get("slurm"), dict) and not opts.slurm and not opts.scheduler:
+        check_slurm(doc["slurm"], f"--profile {path} [slurm]")
         opts = replace(opts, slurm=doc["slurm"])
     return opts
 
@@ -187,7 +229,6 @@ def merge(args) -> AuditOptions:
     return opts
 
 
-MAX_WORKER_TIMEOUT_S = 86400  # a day: a wait longer than that is a hang by another name
 
 
 def max_workers() -> int:

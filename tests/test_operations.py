@@ -635,3 +635,21 @@ def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size):
         assert "--resume" in p.stderr
     finally:
         subprocess.run(["umount", str(out)], check=False)
+
+
+@pytest.mark.parametrize("flag, body, why", [
+    ("--slurm", 'memory = "lots"\ncores = 1\n', 'memory must be a size such as "2GB"'),
+    ("--slurm", 'memory = "2GB"\n', "cores is missing"),
+    ("--slurm", 'memory = "2GB"\ncores = -3\njobs = "x"\n', "cores must be an int >= 1"),
+    ("--profile", 'memory = "2GB"\ncores = 1\nwalltime = "soon"\n',
+     "walltime must be a SLURM time"),
+    ("--profile", 'memory = "2GB"\ncores = 1\nworker_timeout = inf\n',
+     "worker_timeout must be seconds"),
+])
+def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
+    profile = tmp_path / "s.toml"
+    profile.write_text("[slurm]\n" + body)
+    p = cli("audit", flag, profile, "--dry-run", "--out", tmp_path / "out", timeout=60)
+    assert p.returncode == 2 and why in p.stderr, (flag, p.stderr)
+    assert "Traceback" not in p.stderr and p.stderr.strip().count("\n") == 0
+    assert not (tmp_path / "out").exists()

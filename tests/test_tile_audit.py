@@ -293,8 +293,9 @@ def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path):
 @pytest.mark.cluster
 def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path):
     a, b = run_dir(main_run[1]), run_dir(b_run[1])
-    p = cli("diff", str(a), str(b))
+    p = cli("diff", str(a), str(b), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
+    assert len(list((tmp_path / "diffs").glob("*.html"))) == 1  # the page, in --out only
     assert "| G-ICR | alpha 1 r1 | pass | **fail** |" in p.stdout
     p = cli("sweep", "--generator", GEN, "--tables", tables["a"], "--row", "alpha:2",
             "--vary", "layers=2:4:1", "--n", "4", "--workers", "2", "--out", str(tmp_path))
