@@ -62,6 +62,9 @@ def raise_defect(code: int, plan: RowPlan, seed: int) -> None:
     )
 
 
+INT64_MAX = (1 << 63) - 1
+
+
 def resolve_seed(level: int, depth: int, seed: int | None, index: int | None,
                  sigma: int | None) -> tuple[int, int, int]:
     """(stream seed, seed_index, sigma) from exactly one of seed / index / sigma.
@@ -69,6 +72,12 @@ def resolve_seed(level: int, depth: int, seed: int | None, index: int | None,
     index I: derive_at("board_gen", sigma(L, D) + I) -- the batch's board I.
     sigma S: derive_at("board_gen", S). seed: a raw stream seed (seed_index = sigma = -1).
     """
+    for name, value, lo, hi in (("level", level, 1, INT64_MAX), ("depth", depth, 0, 255),
+                                ("index", index, 0, INT64_MAX), ("sigma", sigma, 0, INT64_MAX)):
+        if value is not None and not lo <= value <= hi:  # the record's int64 columns
+            raise MinegenError(f"{name} must be in [{lo}, {hi}], got {value}")
+    if index is not None and sigma_of(level, depth) + index > INT64_MAX:
+        raise MinegenError(f"index {index} is past the last board of the row's stream")
     given = [v is not None for v in (seed, index, sigma)]
     if sum(given) != 1:
         raise MinegenError("give exactly one of seed, index or sigma")

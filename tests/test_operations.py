@@ -653,3 +653,14 @@ def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
     assert p.returncode == 2 and why in p.stderr, (flag, p.stderr)
     assert "Traceback" not in p.stderr and p.stderr.strip().count("\n") == 0
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, why", [
+    (["1", "256"], "depth must be in [0, 255]"),
+    (["1", "0", "--index", str(10 ** 20)], "index must be in [0, 9223372036854775807]"),
+    (["1", "0", "--sigma", str(10 ** 20)], "sigma must be in [0, 9223372036854775807]"),
+    (["1", "0", "--index", str((1 << 63) - 1)], "past the last board of the row's stream"),
+])
+def test_board_arguments_past_the_records_range_exit_2(args, why):
+    p = cli("generate", *args, timeout=60)
+    assert p.returncode == 2 and why in p.stderr and "Traceback" not in p.stderr, p.stderr
