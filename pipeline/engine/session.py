@@ -165,6 +165,30 @@ class Session:
         self._closer.join()
 
 
+def _reachable(address: str, timeout: float) -> None:
+    """RunError unless something accepts a TCP connection at ``address`` within ``timeout``
+    s (tried again while it is refused: a scheduler may still be starting)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, loc = parse_address(address)
+    if scheme != "tcp":
+        return  # tls, ws ...: distributed's own connect says why
+    host, port = parse_host_port(loc)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=max(0.1, deadline -
+                                                                time.monotonic())).close()
+            return
+        except OSError as e:
+            if time.monotonic() >= deadline:
+                raise RunError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{e.strerror or e} (for {timeout:g} s)") from None
+            time.sleep(0.2)
+
+
 def probe_scheduler(address: str, timeout: float) -> None:
     """RunError unless a Dask scheduler answers its identity at ``address`` within
     ``timeout`` s: distributed's Client waits for ever on a peer that accepts the connection
@@ -184,6 +208,7 @@ def probe_scheduler(address: str, timeout: float) -> None:
     async def bounded() -> object:
         return await asyncio.wait_for(identity(), timeout)
 
+    _reachable(address, timeout)
     try:
         reply = asyncio.run(bounded())
     except (TimeoutError, asyncio.TimeoutError):
