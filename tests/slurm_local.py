@@ -59,24 +59,27 @@ def _which(name: str) -> str | None:
     return shutil.which(name, path=os.environ.get("PATH", "") + ":" + SYSTEM_PATH)
 
 
-def ensure_packages(timeout: float = 600) -> float:
-    """Install the SLURM and munge Debian packages if ``slurmctld`` is missing.
+def ensure_packages(timeout: float = 600, packages: tuple[str, ...] = PACKAGES,
+                    needed: tuple[str, ...] = NEEDED) -> float:
+    """Install the Debian ``packages`` (default: SLURM and munge) if a command of
+    ``needed`` is missing (the browser tests use it for Debian's chromium too).
 
     Returns the seconds spent installing (0 when already there). Raises
     PackagesUnavailable when apt cannot reach the registry, HarnessError on other failures.
     """
-    if all(_which(n) for n in NEEDED):
+    if all(_which(n) for n in needed):
         return 0.0
     if os.geteuid() != 0:
-        raise PackagesUnavailable(f"{' '.join(PACKAGES)} are not installed and installing "
+        raise PackagesUnavailable(f"{' '.join(packages)} are not installed and installing "
                                   "them needs root")
     if not _which("apt-get"):
-        raise PackagesUnavailable("SLURM is not installed and there is no apt-get here")
+        raise PackagesUnavailable(f"{' '.join(packages)}: not installed, and there is no "
+                                  "apt-get here")
     t0 = time.monotonic()
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive", "PATH": SYSTEM_PATH}
     lock = ["-o", "DPkg::Lock::Timeout=120"]
     steps = [["apt-get", *lock, "update", "-q"],
-             ["apt-get", *lock, "install", "-y", "-q", "--no-install-recommends", *PACKAGES]]
+             ["apt-get", *lock, "install", "-y", "-q", "--no-install-recommends", *packages]]
     notes = []  # what `apt-get update` could not fetch: it exits 0 even then
     for cmd in steps:
         try:
@@ -94,9 +97,9 @@ def ensure_packages(timeout: float = 600) -> float:
             if UNREACHABLE.search(out + "\n".join(notes)):
                 raise PackagesUnavailable(msg)
             raise HarnessError(msg)
-    missing = [n for n in NEEDED if not _which(n)]
+    missing = [n for n in needed if not _which(n)]
     if missing:
-        raise HarnessError(f"installed {' '.join(PACKAGES)} but {missing} are still not on PATH")
+        raise HarnessError(f"installed {' '.join(packages)} but {missing} are still not on PATH")
     return time.monotonic() - t0
 
 

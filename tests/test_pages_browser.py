@@ -1,0 +1,101 @@
+"""Every page a person reads, opened in a real browser: Debian's Chromium, headless, driven
+by Playwright (no browser download; the harness installs the Debian package when it is
+missing, and the test skips only when the package registry cannot be reached).
+
+Pages of both generators from real runs: the audit reports, a diff and a sweep. At 1024 px
+each page loads with no console error and no sideways page scroll, and shows what a
+designer opens it for: the verdict, a failing row's drill-down and a board picture."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+REPO = Path(__file__).resolve().parent.parent
+WIDTH = 1024
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]  # this machine's network is closed: Chromium stays quiet
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from slurm_local import PackagesUnavailable, ensure_packages
+
+    try:
+        ensure_packages(packages=("chromium",), needed=("chromium",))
+    except PackagesUnavailable as e:
+        pytest.skip(f"Debian's chromium is missing and cannot be installed here: {e}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    """The pages of real runs: both audits (twice for minegen, for a diff) and a sweep."""
+    out = tmp_path_factory.mktemp("pages")
+    for args in (("audit", "--n", 32), ("audit", "--n", 32),
+                 ("audit", "--generator", "tilegen", "--n", 4),
+                 ("sweep", "--row", "3:4", "--vary", "fog_target_ratio=0.02:0.06:0.02",
+                  "--n", 16)):
+        p = cli(*args, "--workers", 2, "--out", out)
+        assert p.returncode in (0, 1), p.stderr
+    mine = sorted((out / "metric_v1").glob("2*"))
+    p = cli("diff", mine[0].name, mine[1].name, "--out", out)
+    assert p.returncode == 0, p.stderr
+    return {"minegen audit": mine[-1] / "report.html",
+            "tilegen audit": next((out / "tilegen" / "metric_v1").glob("2*")) / "report.html",
+            "diff": next((out / "diffs").glob("*.html")),
+            "sweep": next((out / "sweeps").glob("*/sweep.html"))}
+
+
+def open_page(browser, path: Path):
+    page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page, errors
+
+
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "sweep"])
+def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
+    page, errors = open_page(browser, pages[name])
+    try:
+        assert errors == [], errors
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= WIDTH, f"{name}: the page scrolls sideways ({wide} px wide at {WIDTH})"
+        assert page.locator("h1").first.is_visible()
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit"])
+def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, name):
+    page, _ = open_page(browser, pages[name])
+    try:
+        assert page.locator("#verdict").is_visible()
+        assert "FAIL" in page.locator("#verdict ~ p").first.inner_text()
+        row = page.locator("h3[id^='drill-']").first
+        row.scroll_into_view_if_needed()
+        assert row.is_visible() and "fails" in row.inner_text()
+        board = page.locator("figure[id^='board-']").first
+        board.scroll_into_view_if_needed()
+        assert board.is_visible() and board.bounding_box()["width"] > 100
+        assert "generate" in board.locator("figcaption").inner_text()
+    finally:
+        page.close()
