@@ -140,6 +140,10 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
         if not isinstance(e, Exception):
             raise  # an interrupt: the caller keeps the finished rows and says so
         done_rows = sum(1 for p in left if p not in parts)
+        if isinstance(e, OSError):  # a comm error: the client may learn of a lost
+            deadline = time.monotonic() + 3  # scheduler a moment later (a busy machine)
+            while client.status == "running" and time.monotonic() < deadline:
+                time.sleep(0.1)
         if client.status != "running":
             raise RunError(f"lost the Dask scheduler (client {client.status}); {done_rows} "
                            "row(s) finished") from e
