@@ -35,6 +35,7 @@ import polars as pl
 
 from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
+from boardcore.toml_patch import toml_value
 
 from .analysis.lines import Line
 from .reports.drill import Drill
@@ -207,6 +208,13 @@ class Tune(Sweep):
                         ) -> list[tuple[str, list]]:
         """For a row failing ``lines``: [(field, values)] in tuning order, each field's
         values from the smallest change outwards (validated later with ``vary``)."""
+
+    def table_edits(self, catalog: Any, key: tuple, field: str, old: Any, new: Any
+                    ) -> list[tuple[str, str, str]]:
+        """One change as the table file's own lines: [(key name, old value, new value)]
+        in the TOML's names and notation (a knob that is no TOML key is spelt out, and
+        whatever else the patch changes is said). Default: the field itself."""
+        return [(field, toml_value(old) if old is not None else "(none)", toml_value(new))]
 
     @abstractmethod
     def patch_tables(self, catalog: Any, dst: Any, changes: dict) -> None:

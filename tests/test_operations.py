@@ -144,6 +144,9 @@ def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig):
     assert proc.returncode == 128 + sig, stdout + stderr
     assert "interrupted" in stderr and "resume with: minegen audit --resume" in stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    # only our own lines: the dashboard (and a first compile), then the interruption
+    assert "CancelledError" not in stderr, stderr
+    assert all(ln.startswith(("audit: ", "minegen: ")) for ln in stderr.strip().splitlines())
     assert group_gone(proc.pid), "a process of the audit outlived it"
     partial = next(out.glob("metric_v1/.partial-*"))
     assert not (out / "metric_v1" / partial.name.removeprefix(".partial-")).exists()

@@ -97,3 +97,14 @@ def test_a_row_named_twice_is_refused_by_the_engine_for_every_generator(ref, row
 
     with pytest.raises(InputError, match=f"names a row twice: {shown}$"):
         keys_of(load_generator(ref), rows)
+
+
+def test_a_change_is_shown_in_the_tables_own_keys_and_values():
+    """tune's knobs that are no TOML key are spelt out as the lines the patch changes."""
+    mine, tile = load_generator("minegen"), load_generator("tilegen")
+    assert mine.table_edits(mine.load(None), (3, 4), "board_size", 20, 21) == [
+        ("board_width", "20", "21"), ("board_height", "20", "21")]
+    cat = tile.load(None)
+    key = next(p.key for p in tile.plans(cat, []) if p.density == "medium_high")
+    assert tile.table_edits(cat, key, "density_class", 2, 1) == [
+        ("density", '"medium_high"', '"medium"'), ("revision", "1", "2")]

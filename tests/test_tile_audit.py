@@ -232,7 +232,7 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     assert v[("gamma", 1, 1)]["V"] is False and v[("alpha", 1, 1)]["V"] is True
     page = (run / "report.md").read_text()
     assert "alpha 2 r1: fails P, Q" in page and "Q risk" in page
-    assert "Production boards" in page and "| P, G-TF | density_class | density one class " \
+    assert "Production boards" in page and "| P, G-TF | density | density one class " \
         "lower (too easy: density one class higher) |" in page
     assert "Sweep for lines P, Q, G-TF, G-TA over density_class (0 low, 1 medium" in page
     html = (run / "report.html").read_text()
@@ -322,6 +322,8 @@ def test_tune_through_the_cli(main_run, tables, tmp_path):
     proposed = GENERATOR.load(str(folder / "tables"))
     if row["change"]:
         assert ("alpha", 2, 2) in proposed.keys() and ("alpha", 2, 1) not in proposed.keys()
+        assert ["revision", "1", "2"] in row["change"]["edits"]  # the bump is said
+        assert "density_class" != row["change"]["edits"][0][0]  # presets.toml's own keys
     else:
         assert row["best"] and proposed.keys() == GENERATOR.load(tables["a"]).keys()
     assert "alpha 2 r1" in (folder / "patch.md").read_text()

@@ -73,7 +73,10 @@ def test_tune_finds_the_boundary_and_its_tables_pass(tmp_path):
     original = Path(base, "board_gen.toml").read_text().splitlines()
     assert [(a, b) for a, b in zip(original, proposed) if a != b] == [
         ("fog_target_ratio = 0.1", f"fog_target_ratio = {new}")]
-    assert (res.folder / "patch.md").is_file() and (res.folder / "diff.html").is_file()
+    assert change["edits"] == [["fog_target_ratio", "0.1", str(new)]]  # the file's own line
+    patch = (res.folder / "patch.md").read_text()
+    assert f"`fog_target_ratio = 0.1` → `fog_target_ratio = {new}`" in patch
+    assert (res.folder / "diff.html").is_file()
     assert not (res.folder / ".tuning").exists()
     assert not list(res.folder.glob(".partial-*"))  # candidate shards gone once done
     assert json.loads((res.folder / "tune.json").read_text())["exit_code"] == 0

@@ -25,11 +25,12 @@ class Rung:
     easier: str  # the step for a row too hard, in a designer's words
     harder: str  # the mirror step for a row too easy
     why: str  # why the easier step helps
+    shown: str = ""  # the field as presets.toml names it, when the knob is no key of its own
 
 
 LADDER = (
     Rung(DENSITY_CLASS, "density one class lower", "density one class higher",
-         "fewer pieces on the board: more of them clickable"),
+         "fewer pieces on the board: more of them clickable", shown="density"),
     Rung("layers", "one layer fewer", "one layer more", "fewer pieces buried under others"),
     Rung("element_count", "one element type fewer", "one element type more",
          "fewer kinds to hold in the slot at once"),

@@ -253,6 +253,12 @@ class MinegenAudit(Generator, Tune):
         return tune.candidates(catalog.resolve(*key), [ln for ln in self.lines
                                                        if ln.name in lines], floor)
 
+    def table_edits(self, catalog: Tables, key, field: str, old, new) -> list:
+        """board_size is two keys of board_gen.toml: board_width and board_height."""
+        if field == BOARD_SIZE:
+            return [(f, str(old), str(new)) for f in ("board_width", "board_height")]
+        return super().table_edits(catalog, key, field, old, new)
+
     def patch_tables(self, catalog: Tables, dst, changes: dict) -> None:
         tune.patch_tables(catalog.root, dst, changes)
 

@@ -29,9 +29,10 @@ class Move:
     """A table field that moves a line, which way helps, and why (the drill-down's table;
     a generator's tune reads the same moves in order)."""
 
-    field: str
+    field: str  # the sweep / tune knob
     way: str  # "lower" | "higher" (or a few words: "one class lower")
     why: str
+    shown: str = ""  # the knob as the table file names it, when it is no key of its own
 
 
 @dataclass(frozen=True)

@@ -174,9 +174,11 @@ def _search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progres
         key = tuple(row["key"])
         row["tried"] = by_row.get(key, []) + row["tried"]
         pick = next((c for c in by_row.get(key, []) if c["holds"]), None)
+        old = None if pick is None else gen.current_value(catalog, key, pick["field"])
         row["change"] = None if pick is None else {
-            "field": pick["field"], "old": gen.current_value(catalog, key, pick["field"]),
-            "new": pick["value"],
+            "field": pick["field"], "old": old, "new": pick["value"],
+            "edits": [list(e) for e in gen.table_edits(catalog, key, pick["field"], old,
+                                                        pick["value"])],
             "evidence": {n: pick["lines"][n] for n in row["lines"] if n in pick["lines"]}}
         if pick is not None:
             changes[key] = {pick["field"]: pick["value"]}
@@ -240,13 +242,14 @@ def patch_markdown(gen, doc: dict) -> str:
     fixed = [r for r in doc["rows"] if r["change"]]
     out += ["## Proposed changes", ""]
     if fixed:
-        out += ["| row | fails | field | old → new | evidence (line: observed) |",
-                "|---|---|---|---|---|"]
+        out += ["| row | fails | field | old → new | the table's lines (old → new) | "
+                "evidence (line: observed) |", "|---|---|---|---|---|---|"]
         for r in fixed:
             c = r["change"]
             ev = "; ".join(f"{n}: {_v(x['observed'])}" for n, x in c["evidence"].items())
+            edits = "; ".join(f"`{k} = {o}` → `{k} = {n}`" for k, o, n in c["edits"])
             out.append(f"| {r['label']} | {', '.join(r['lines'])} | {c['field']} | "
-                       f"{c['old']} → {c['new']} | {ev} |")
+                       f"{c['old']} → {c['new']} | {edits} | {ev} |")
     else:
         out.append("No single-field change fixes any failing row.")
     unfixed = [r for r in doc["rows"] if not r["change"]]

@@ -117,8 +117,8 @@ def _why(line, row: dict, fails: bool) -> str:
     """A failing row: the line's own explanation; a near miss: its margin."""
     if not fails:
         obs = row.get(line.column)
-        return (f"holds with the smallest margin of any row: {line.what} {num(obs)} "
-                f"({line.requirement}; margin {num(obs - line.threshold)}).")
+        return (f"holds, by one of the smallest margins of the run: {line.what} "
+                f"{num(obs)} ({line.requirement}; margin {num(obs - line.threshold)}).")
     return line.explain(row, line) if line.explain else f"{line.requirement} does not hold."
 
 
@@ -156,8 +156,9 @@ def drill_down(doc, hints) -> list[Section]:
                 moves.setdefault(m, []).append(n)
         if moves:
             head.blocks.append(Table(["lines", "table field", "move it", "because"],
-                                     [[Cell(", ".join(ns)), Cell(m.field), Cell(m.way),
-                                       Cell(m.why)] for m, ns in moves.items()]))
+                                     [[Cell(", ".join(ns)), Cell(m.shown or m.field),
+                                       Cell(m.way), Cell(m.why)]
+                                      for m, ns in moves.items()]))
         head.blocks += _sweeps(doc, row, names, hints)
         head.blocks += _boards(doc, row, hints)
         out.append(head)

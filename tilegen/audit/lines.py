@@ -115,8 +115,9 @@ def _l_v(row: dict, line: Line) -> str:
 
 # The ladder as moves: a line that reads the tool-free gate fails for a row too easy as
 # well (tune then tries both directions: ``audit/tune.py``).
-DOWN = tuple(Move(r.field, r.easier, r.why) for r in LADDER)
-BOTH = tuple(Move(r.field, f"{r.easier} (too easy: {r.harder})", r.why) for r in LADDER)
+DOWN = tuple(Move(r.field, r.easier, r.why, r.shown) for r in LADDER)
+BOTH = tuple(Move(r.field, f"{r.easier} (too easy: {r.harder})", r.why, r.shown)
+             for r in LADDER)
 
 LINES = (
     # ">= 1" (not "== 1"): tune reads a ">=" line's best candidate as its largest value
