@@ -16,6 +16,7 @@ no-fog row) is a generator defect, not a tuning matter.
 from __future__ import annotations
 
 from pipeline.analysis.lines import Line, Move
+from pipeline.analysis.margin import share_interval
 from pipeline.reports.document import exact, num
 
 from ..table_model import region_target_size
@@ -50,8 +51,10 @@ def _b(row: dict, line: Line) -> str:
     n, count = row["boards"], row["fog_regions_requested"]
     t = region_target_size(row["width"], row["height"], row["fog_target_ratio"], count)
     share = row["regions_full_share"]
+    lo, hi = share_interval(share, n)
     return (f"{count} fog region(s) of {t} cells fit on {share:.1%} of boards "
-            f"({round(share * n)} of {n}; the line needs {pct(line.threshold)}): a region "
+            f"({round(share * n)} of {n}, 95 % interval {lo:.1%}–{hi:.1%}; the line needs "
+            f"{pct(line.threshold)}): a region "
             f"needs a 4-connected patch of {t} eligible cells (safe, numbered, outside the "
             f"spawn's reach), and on a {row['width']}x{row['height']} board with "
             f"{row['mines_mean']:.1f} mines on average those cells form thin bands around the "
@@ -84,7 +87,8 @@ LINES = (
     Line("B", "b_regions_full_share", ">=", 0.95, True,
          "share of boards with all requested fog regions placed",
          quantity="boards with every fog region placed",
-         applies="rows with fog regions and a non-empty variant pool", explain=_b, moves=(
+         applies="rows with fog regions and a non-empty variant pool", explain=_b,
+         trials="boards", moves=(
              Move("fog_target_ratio", LOWER,
                   "smaller regions fit in the thin bands of eligible cells"),
              Move("fog_region_count", LOWER, "fewer regions to place"),

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import pandera.polars as pa
 import polars as pl
 
+from .margin import share_interval, within_noise
+
 OPS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
        "<": operator.lt}
 NEGATE = {"==": "!=", ">=": "<", "<=": ">", ">": "<=", "<": ">="}
@@ -49,6 +51,9 @@ class Line:
     # (the report's drill-down; thresholds read from ``line``, never written again).
     explain: Callable[[dict, "Line"], str] | None = None
     moves: tuple[Move, ...] = ()  # the table fields that move the line, in tuning order
+    # a share line: the per-row column counting its trials (boards); the results then
+    # carry the share's 95 % Wilson interval and whether the verdict is within noise
+    trials: str | None = None
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
@@ -124,6 +129,7 @@ def evaluate(frame: pl.DataFrame, lines: Sequence[Line], key_fields: Sequence[st
     for line in lines:
         check_name = line.message
         observed = frame.get_column(line.column).to_list()
+        trials = frame.get_column(line.trials).to_list() if line.trials else None
         for idx, (key, obs) in enumerate(zip(keys, observed)):
             applies = obs is not None
             passed = None
@@ -132,10 +138,14 @@ def evaluate(frame: pl.DataFrame, lines: Sequence[Line], key_fields: Sequence[st
                 if line.hard and passed == ((check_name, idx) in failed):
                     raise AssertionError(f"Pandera and line {line.name} disagree on row "
                                          f"{key}: observed {obs!r}")  # a defect, loudly
-            results.append({"line": line.name, "hard": line.hard,
-                            **dict(zip(key_fields, key)), "applies": applies,
-                            "passed": passed, "observed": obs, "op": line.op,
-                            "threshold": line.threshold, "meaning": line.meaning})
+            result = {"line": line.name, "hard": line.hard, **dict(zip(key_fields, key)),
+                      "applies": applies, "passed": passed, "observed": obs, "op": line.op,
+                      "threshold": line.threshold, "meaning": line.meaning}
+            if line.trials is not None and applies:
+                interval = share_interval(obs, int(trials[idx]))
+                result.update(interval=list(interval),
+                              within_noise=within_noise(interval, line.threshold))
+            results.append(result)
         if not line.hard and any(r["passed"] is False for r in results[-len(keys):]) \
                 and check_name not in warned:
             raise AssertionError(f"advisory line {line.name} failed but Pandera did not warn")

@@ -104,6 +104,17 @@ def _verdict(doc: AuditDoc) -> Section:
                       if r["line"] == ln.name]
             if warned:
                 advisory.append(f"{ln.name} ({ln.meaning}) warns on {', '.join(warned)}")
+    noisy = [r for r in doc.results if r["hard"] and r["passed"] is True
+             and r.get("within_noise")]
+    for ln in doc.lines:
+        of_line = [r for r in noisy if r["line"] == ln.name]
+        if of_line:
+            advisory.append(f"{ln.name} holds within noise on {len(of_line)} row(s) ("
+                            + ", ".join(f"{doc.row_label(r)} {num(r['observed'])}, 95 % "
+                                        f"interval {num(r['interval'][0])}–"
+                                        f"{num(r['interval'][1])}" for r in of_line[:4])
+                            + (" …" if len(of_line) > 4 else "") + "): other seeds could "
+                            "fail them")
     advisory += doc.notes
     sec.blocks.append(Para("Advisory (never changes the exit code): "
                            + ("; ".join(advisory) if advisory else "none") + "."))
@@ -119,13 +130,22 @@ def _lines(doc: AuditDoc) -> Section:
     for ln in doc.lines:
         of_line = [r for r in doc.results if r["line"] == ln.name]
         n_fail = sum(r["passed"] is False for r in of_line)
+        noisy = [r for r in of_line if r["passed"] is True and r.get("within_noise")]
         summary.append([Cell(ln.name), Cell("hard" if ln.hard else "advisory"),
                         Cell(ln.requirement), Cell(ln.applies),
                         Cell(str(sum(r["passed"] is True for r in of_line))),
+                        Cell(str(len(noisy)) if ln.trials else "—",
+                             WARN if noisy else None),
                         Cell(str(n_fail), (FAIL if ln.hard else WARN) if n_fail else None),
                         Cell(str(sum(not r["applies"] for r in of_line))), Cell(ln.meaning)])
     sec.blocks.append(Table(["line", "kind", "requirement", "applies to", "rows passed",
-                             "rows failed", "rows n/a", "meaning"], summary))
+                             "of them within noise", "rows failed", "rows n/a", "meaning"],
+                            summary))
+    if any(ln.trials for ln in doc.lines):
+        sec.blocks.append(Para(
+            "Within noise: a passing row whose 95 % interval (Wilson, at the run's N) "
+            "crosses the threshold; audited with other seeds it could fail. A larger N "
+            "narrows the interval."))
     by_key = {(r["line"], doc.key(r)): r for r in doc.results}
     matrix = []
     for row in doc.rows:

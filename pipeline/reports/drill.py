@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.margin import share_interval, within_noise
 from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num
 
 
@@ -117,8 +118,15 @@ def _why(line, row: dict, fails: bool) -> str:
     """A failing row: the line's own explanation; a near miss: its margin."""
     if not fails:
         obs = row.get(line.column)
+        sure = ""
+        if line.trials is not None:
+            lo, hi = share_interval(obs, int(row[line.trials]))
+            sure = (f"; 95 % interval {num(lo)}–{num(hi)} at N {row[line.trials]}: "
+                    + ("within noise, other seeds could fail it" if within_noise(
+                        (lo, hi), line.threshold) else "it holds with margin"))
         return (f"holds, by one of the smallest margins of the run: {line.what} "
-                f"{num(obs)} ({line.requirement}; margin {num(obs - line.threshold)}).")
+                f"{num(obs)} ({line.requirement}; margin {num(obs - line.threshold)}"
+                f"{sure}).")
     return line.explain(row, line) if line.explain else f"{line.requirement} does not hold."
 
 
