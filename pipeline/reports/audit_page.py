@@ -195,7 +195,7 @@ def line_charts(doc: AuditDoc) -> Section:
     xs = list(range(len(doc.rows)))
     labels = [doc.row_label(r) for r in doc.rows]
     shades = groups(doc) if len({r[doc.key_fields[0]] for r in doc.rows}) > 1 else []
-    figures = []
+    figures, flat = [], []
     for ln in doc.lines:
         if not ln.hard:
             continue
@@ -204,6 +204,11 @@ def line_charts(doc: AuditDoc) -> Section:
             continue
         failing = [(i, v) for i, (r, v) in enumerate(zip(doc.rows, obs))
                    if v is not None and not ln.holds(v)]
+        values = {v for v in obs if v is not None}
+        if len(values) == 1 and not failing:  # a flat line of one value says nothing drawn
+            flat.append(f"line {ln.name}: {ln.what} is {num(values.pop())} on all "
+                        f"{sum(v is not None for v in obs)} rows where it applies")
+            continue
         values = [v for v in obs if v is not None] + [ln.threshold]
         lo, hi = min(values), max(values)
         pad = (hi - lo) * 0.08 or 0.5
@@ -226,6 +231,9 @@ def line_charts(doc: AuditDoc) -> Section:
                               f"Line {ln.name} ({ln.meaning}); applies to {ln.applies}. "
                               f"{len(failing)} row(s) fail."))
     sec.blocks.append(Figures("", figures))
+    if flat:
+        sec.blocks.append(Para("Not charted, because they hold with one value on every "
+                               "row: " + "; ".join(flat) + "."))
     return sec
 
 
