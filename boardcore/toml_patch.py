@@ -53,12 +53,6 @@ def block_key(block: str, key_fields: Sequence[str], defaults: Mapping) -> tuple
     return tuple(row.get(f, defaults.get(f)) for f in key_fields)
 
 
-def row_keys(text: str, key_fields: Sequence[str], defaults: Mapping = {}) -> list[tuple]:
-    """The keys of a TOML text's ``[[rows]]`` blocks, in file order."""
-    return [k for k in (block_key(b, key_fields, defaults) for b in _BLOCKS.split(text))
-            if k is not None]
-
-
 def patch_rows(text: str, key_fields: Sequence[str], changes: Mapping[tuple, Mapping], *,
                defaults: Mapping = {}, add: bool = False) -> str:
     """``text`` with ``changes`` ({row key: {field: value}}) written into its ``[[rows]]``

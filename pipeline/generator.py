@@ -38,7 +38,7 @@ from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
 from .analysis.lines import Line
-from .reports.drill import Drill
+from .reports.drill import Drill, wanted
 
 ENTRY_POINT_GROUP = "minegen.generators"
 DEFAULT_GENERATOR = "minegen"
@@ -157,9 +157,7 @@ class Generator(ABC):
         """(row key, board index) of the boards the report should draw (default: the
         drill-down's, ``drill.boards``); the engine makes them on the cluster with
         ``exhibit``, the report finds them in ``doc.drawings``."""
-        from .reports import drill
-
-        return drill.wanted(self, rows.to_dicts(), results)
+        return wanted(self, rows.to_dicts(), results)
 
     def exhibit(self, plan: Any, index: int) -> Any:
         """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""

@@ -142,7 +142,7 @@ def drill_down(doc, hints) -> list[Section]:
         sec.blocks.append(Para("Every hard line holds on every row."))
         return [sec]
     sec.blocks.append(Para(doc.gen.drill.intro))
-    if hasattr(doc.gen, "tune_candidates"):  # the Tune capability
+    if hasattr(doc.gen, "tune_candidates"):  # the Tune capability (the seam imports us)
         cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
                           doc.manifest.get("n"))
         sec.blocks.append(Para(f"`{cmd}` tries these moves one field at a time with the "

@@ -286,20 +286,8 @@ class TilegenAudit(Generator, Tune):
     def table_edits(self, catalog, key, field: str, old, new) -> list:
         """presets.toml's own keys: density by name (density_class is the sweep's knob),
         a pieces_per_element list cut or lengthened with element_count, and the revision
-        the proposal bumps (a new revision: a new production seed, 05 §12.3)."""
-        from boardcore.toml_patch import toml_value
-
-        row = catalog.preset(tuple(key))
-        now = {"density": row.density, "pieces_per_element": row.pieces_per_element,
-               "element_count": row.element_count, "layers": row.layers,
-               "layer_distribution": row.layer_distribution,
-               "target_pass_rate": row.target_pass_rate}
-        edits = [(name, toml_value(list(now[name]) if isinstance(now.get(name), tuple)
-                                   else now.get(name)) if now.get(name) is not None
-                  else "(none)", toml_value(value))
-                 for name, value in tune.preset_changes(catalog, key, field, new).items()]
-        revisions = [r.revision for r in catalog.presets if r.key[:2] == tuple(key)[:2]]
-        return edits + [("revision", str(row.revision), str(max(revisions) + 1))]
+        the proposal bumps."""
+        return tune.table_edits(catalog, key, field, new)
 
     def patch_tables(self, catalog, dst, changes: dict) -> None:
         tune.patch_tables(catalog, dst, changes)

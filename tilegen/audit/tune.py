@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from boardcore.errors import Diagnostic
-from boardcore.toml_patch import patch_rows, row_keys
+from boardcore.toml_patch import patch_rows, toml_value
 from pipeline.store import atomic
 
 from ..codes import DENSITIES
@@ -122,21 +122,36 @@ def candidates(plan, lines: list[str]) -> list[tuple[str, list]]:
 
 # ----------------------------------------------------------------------- the proposal
 
+def next_revision(catalog, key: tuple) -> int:
+    """One above the highest revision of the row's (city, level): the revision a proposal
+    for ``key`` gets (a new production seed and new audit seeds, 05 §12.3)."""
+    return 1 + max(r.revision for r in catalog.presets if r.key[:2] == tuple(key)[:2])
+
+
+def table_edits(catalog, key: tuple, field: str, value) -> list[tuple[str, str, str]]:
+    """One candidate as presets.toml's own lines: [(key, old, new)] of every field it
+    writes (``preset_changes``) and the revision the proposal bumps."""
+    row = catalog.preset(tuple(key))
+
+    def old(name: str) -> str:
+        now = getattr(row, name, None)
+        return "(none)" if now is None else toml_value(now)
+
+    return [(name, old(name), toml_value(new))
+            for name, new in preset_changes(catalog, key, field, value).items()] + [
+        ("revision", str(row.revision), str(next_revision(catalog, key)))]
+
+
 def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
     """Copy the table root of ``catalog`` to ``dst`` with ``changes`` ({(city, level,
     revision): {field: value}}) written into presets.toml in place (comments and layout
-    stay): the changed fields (``preset_changes``), and the row's revision set to one above
-    the highest revision of its (city, level) (a new revision: a new production seed and new
-    audit seeds, 05 §12.3)."""
+    stay): the changed fields (``preset_changes``) and the row's ``next_revision``."""
     dst = Path(dst)
     shutil.copytree(catalog.root, dst)
     path = dst / PRESETS
-    text = path.read_text(encoding="utf-8")
-    keys = row_keys(text, KEY, {"revision": 1})
-    fields = {}
-    for key, row in changes.items():
-        top = max((k[2] for k in keys if k[:2] == tuple(key)[:2]), default=tuple(key)[2])
-        fields[tuple(key)] = {**{f: v for field, value in row.items()
-                                 for f, v in preset_changes(catalog, key, field, value).items()},
-                              "revision": top + 1}
-    atomic.write_text(path, patch_rows(text, KEY, fields, defaults={"revision": 1}, add=True))
+    fields = {tuple(key): {**{f: v for field, value in row.items()
+                              for f, v in preset_changes(catalog, key, field, value).items()},
+                           "revision": next_revision(catalog, key)}
+              for key, row in changes.items()}
+    atomic.write_text(path, patch_rows(path.read_text(encoding="utf-8"), KEY, fields,
+                                       defaults={"revision": 1}, add=True))
