@@ -189,21 +189,24 @@ def add_runs(sub, command) -> None:
 
 
 TUNE_EXIT_HELP = f"""exit codes:
-  {EXIT_OK}  the proposed tables pass their own audit
+  {EXIT_OK}  the proposed tables pass their own audit (--apply: applied)
   {EXIT_ASSERTION_FAILED}  some hard line still fails on the proposed tables (patch.md names the rows
-     no single-field change fixes, with the evidence)
+     no table change fixes, with the evidence)
 {_COMMON_CODES}"""
 
 
 def add_tune(sub, command) -> None:
     t = sub.add_parser(
-        "tune", help="propose the smallest single-field change for each failing row",
+        "tune", help="propose, per failing row, the table change that fixes it at the "
+                     "least cost to the player",
         description="For each row failing a hard line (rows the table marks tune_locked "
-                    "excepted), search the fields that move that line, one at a time in "
-                    "tuning order, for the smallest change that makes every hard line of the "
-                    "row hold; all candidates run as one graph with the audit's seeds. "
-                    "Writes <out>/tune/<id>/: a proposed table root, patch.md, the audit of "
-                    "the proposed tables and its diff against the baseline.",
+                    "excepted), audit the fields that move that line, one at a time and then "
+                    "in pairs, with the audit's seeds; propose the candidate that holds every "
+                    "hard line, keeps the row's features, clears its thresholds with margin "
+                    "and costs the player least. Writes <out>/tune/<id>/: a proposed table "
+                    "root, tune.html, patch.md, the audit of the proposed tables and its "
+                    "diff against the baseline; --apply ID writes the proposal into the "
+                    "tables.",
         epilog=TUNE_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--generator", default=None, help=GENERATOR_HELP)
     t.add_argument("--tables", default=None, help="table root (default: the generator's)")
@@ -214,6 +217,10 @@ def add_tune(sub, command) -> None:
                         "auditing them first (run id, prefix, LATEST or folder)")
     t.add_argument("--resume", dest="resume_tune", default=None, metavar="ID",
                    help="complete an interrupted tune (its id under <out>/tune/)")
+    t.add_argument("--apply", default=None, metavar="ID",
+                   help="write a finished tune's proposed tables over the root it tuned "
+                        "(or --tables, a root with the same files); refused when those "
+                        "files changed since")
     _cluster_options(t)
     t.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
     t.set_defaults(func=command(cmd_tune), rows=None, profile=None, resume=None)

@@ -37,6 +37,7 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
+from .analysis.cost import Cost
 from .analysis.lines import Line
 from .reports.drill import Drill, wanted
 
@@ -195,11 +196,35 @@ class Sweep(ABC):
 
 
 class Tune(Sweep):
-    """Capability ``tune``: the smallest single-field change per failing row."""
+    """Capability ``tune``: per failing row, the change that fixes it with margin at the
+    least cost to the player (``analysis.cost``): one field, else a pair of fields."""
+
+    # the delivered figures a change costs the player (ranking, before -> after, flags)
+    tune_costs: tuple[Cost, ...] = ()
+    table_file = "the table"  # the file a proposal edits, as the designer opens it
 
     def locked(self, catalog: Any, key: tuple) -> bool:
         """True when the design fixes the row: ``tune`` never proposes a change to it."""
         return False
+
+    def locked_why(self, catalog: Any, key: tuple) -> str:
+        """Why the row is locked, in the table's words."""
+        return "the table marks it locked"
+
+    def structural(self, row: dict, lines: list[str]) -> str:
+        """For a failing row no candidate fixes: the rule of the game that causes it, in
+        words and the row's numbers (``row``: its per-row aggregates); "" when unknown."""
+        return ""
+
+    def vary_many(self, catalog: Any, key: tuple, changes: dict
+                  ) -> tuple[Any | None, list[Diagnostic]]:
+        """``vary`` with several fields at once ({field: value}); the default varies one
+        field and refuses more (a generator that can combine them overrides this)."""
+        if len(changes) == 1:
+            ((fld, value),) = changes.items()
+            return self.vary(catalog, key, fld, value)
+        return None, [Diagnostic("tune", "", self.format_key(key), "+".join(changes), "",
+                                 "this generator varies one field at a time")]
 
     @abstractmethod
     def tune_candidates(self, catalog: Any, key: tuple, lines: list[str]

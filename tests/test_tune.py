@@ -1,14 +1,21 @@
 """``minegen tune`` on fixture tables, on real loopback clusters: the change it proposes is
-the boundary that separate audits on both sides confirm; a row the table locks is never
+the best-ranked candidate, its figures those of a separate audit, and the printed command
+applies it (once: tables changed since are refused); a row the table locks is never
 changed; the proposed tables pass their own audit."""
 
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from minegen.audit.generator import GENERATOR
+from pipeline.analysis.cost import acceptable, figures, rank_key
+from pipeline.store import runs
 from pipeline.jobs.audit import run_audit
 from pipeline.jobs.tune import TuneOptions, run_tune
 from pipeline.options import AuditOptions
@@ -49,37 +56,62 @@ def b_of(run) -> dict:
     return next(r for r in run.results if r["line"] == "B" and r["level_index"] == 2)
 
 
-def test_tune_finds_the_boundary_and_its_tables_pass(tmp_path):
+def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path):
     base = tables(tmp_path / "t")
-    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, workers=2,
-                                            out=str(tmp_path / "out"))), progress=False)
+    out = str(tmp_path / "out")
+    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, workers=2, out=out)),
+                   progress=False)
     doc = res.doc
     (fixed,) = doc["rows"]
     change = fixed["change"]
     assert fixed["label"] == "(2, 0)" and fixed["lines"] == ["B"]
-    assert change["field"] == "fog_target_ratio" and change["old"] == 0.10
+    assert fixed["class"] in ("one field", "several fields")
     assert res.exit_code == 0 and doc["proposed_exit_code"] == 0  # passes its own audit
-    # the boundary, by separate audits of tables holding each side
-    new = change["new"]
-    other = round(new + 0.01, 4)  # the candidate tried just before: a smaller change
-    ok = run_audit(AuditOptions(tables=tables(tmp_path / "ok", new), n=N, workers=1,
+    # the proposal is the best of every candidate tried, by the declared ranking
+    valid = [c for c in fixed["tried"] if c["status"] == "ok"]
+    best = min(valid, key=rank_key)
+    assert acceptable(best) and {f["field"]: f["new"] for f in change["fields"]} == \
+        best["change"]
+    assert change["cost"] == best["cost"] and change["margin"] == best["margin"]
+    assert all(not c["flags"] or c is not best for c in valid)
+    # its line and figures are those of a separate audit of the proposed tables
+    ok = run_audit(AuditOptions(tables=str(res.folder / "tables"), n=N, workers=1,
                                 out=str(tmp_path / "a")), progress=False)
-    bad = run_audit(AuditOptions(tables=tables(tmp_path / "bad", other), n=N, workers=1,
-                                 out=str(tmp_path / "b")), progress=False)
-    assert b_of(ok)["passed"] is True and b_of(bad)["passed"] is False
+    assert b_of(ok)["passed"] is True
     assert change["evidence"]["B"]["observed"] == b_of(ok)["observed"]
-    # the proposed root differs from the original in that one line only
+    again = runs.load_run(ok.run_dir, ("level_index", "node_depth"))
+    assert change["figures"] == figures(GENERATOR.tune_costs, again.rows[(2, 0)])
+    # the proposed root differs from the original in the changed lines only, as said
     proposed = (res.folder / "tables" / "board_gen.toml").read_text().splitlines()
     original = Path(base, "board_gen.toml").read_text().splitlines()
     assert [(a, b) for a, b in zip(original, proposed) if a != b] == [
-        ("fog_target_ratio = 0.1", f"fog_target_ratio = {new}")]
-    assert change["edits"] == [["fog_target_ratio", "0.1", str(new)]]  # the file's own line
+        (f"{k} = {o}", f"{k} = {n}") for k, o, n in change["edits"]]
     patch = (res.folder / "patch.md").read_text()
-    assert f"`fog_target_ratio = 0.1` → `fog_target_ratio = {new}`" in patch
+    for k, o, n in change["edits"]:
+        assert f"`{k} = {o}` → `{k} = {n}`" in patch
+    page = (res.folder / "tune.html").read_text()
+    assert doc["apply_command"] in patch and "How the tune chose" in page
     assert (res.folder / "diff.html").is_file()
     assert not (res.folder / ".tuning").exists()
     assert not list(res.folder.glob(".partial-*"))  # candidate shards gone once done
     assert json.loads((res.folder / "tune.json").read_text())["exit_code"] == 0
+    # the printed command applies it: the tuned file becomes the proposal, nothing else
+    before = Path(base, "variation.toml").read_bytes()
+    p = run_cli(doc["apply_command"])
+    assert p.returncode == 0, p.stderr
+    assert Path(base, "board_gen.toml").read_text().splitlines() == proposed
+    assert Path(base, "variation.toml").read_bytes() == before
+    assert "board_gen.toml" in p.stdout and f"--tables {base}" in p.stdout
+    # applied once: the tables are no longer the ones tuned, so a second apply refuses
+    p = run_cli(doc["apply_command"])
+    assert p.returncode == 2 and "changed since the tune" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def run_cli(command: str):
+    argv = shlex.split(command)
+    return subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_tune_never_changes_a_locked_row(tmp_path):

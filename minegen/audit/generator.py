@@ -223,10 +223,14 @@ class MinegenAudit(Generator, Tune):
     def vary(self, catalog: Tables, key, field: str, value: Any):
         """The row resolved for ``key`` with ``field`` replaced, validated in memory; the
         plan keeps the requested (L, D), so its seeds are the audit's."""
+        return self.vary_many(catalog, key, {field: value})
+
+    def vary_many(self, catalog: Tables, key, changes: dict):
         level, depth = key
         raw = row_fields(catalog.resolve(level, depth))
-        for f in (("board_width", "board_height") if field == BOARD_SIZE else (field,)):
-            raw[f] = value
+        for field, value in changes.items():
+            for f in (("board_width", "board_height") if field == BOARD_SIZE else (field,)):
+                raw[f] = value
         row, diags = check_board_gen_row(raw)
         errors = [d for d in diags if d.severity == "error"]
         if errors:
@@ -245,8 +249,18 @@ class MinegenAudit(Generator, Tune):
         return catalog.resolve(*key).key
 
     # ------------------------------------------------------------------------ tune
+    tune_costs = tune.COSTS
+    table_file = "board_gen.toml"
+
     def locked(self, catalog: Tables, key) -> bool:
         return catalog.resolve(*key).tune_locked
+
+    def locked_why(self, catalog: Tables, key) -> str:
+        return ("board_gen.toml marks it tune_locked = true: a reference row of the design, "
+                "kept as it is")
+
+    def structural(self, row: dict, lines: list[str]) -> str:
+        return tune.structural(row, lines)
 
     def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
         floor = next(ln.threshold for ln in self.lines if ln.name == "A''")

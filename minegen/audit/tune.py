@@ -1,7 +1,8 @@
 """How minegen rows are tuned: the candidate values of each table field that moves a failing
-line (the fields and their order are the lines' moves, ``lines.py``), and writing a proposed
-table root. Within a field, candidates go from the smallest change outwards; the first
-field with a passing candidate wins, with its smallest passing change.
+line (the fields and their order are the lines' moves, ``lines.py``), what a change costs
+the player (``COSTS``: the fog a row keeps above all), the rule behind a failure no change
+fixes, and writing a proposed table root. Within a field, candidates go from the smallest
+change outwards; ``minegen tune`` ranks them (``pipeline.analysis.cost``).
 """
 
 from __future__ import annotations
@@ -10,10 +11,52 @@ import shutil
 from pathlib import Path
 
 from boardcore.toml_patch import patch_rows
+from pipeline.analysis.cost import Cost
 from pipeline.analysis.lines import Line
 from pipeline.store import atomic
 
-from .lines import BOARD_SIZE, HIGHER, LOWER
+from ..table_model import region_target_size
+from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN
+
+FOG_KEEP = 0.5  # a proposal delivering under half the fog cells the row asks is flagged
+
+
+def region_cells(row: dict) -> int:
+    """The cells one fog region of the row is asked for (A1 stage 3)."""
+    return region_target_size(row["width"], row["height"], row["fog_target_ratio"],
+                              row["fog_regions_requested"])
+
+
+def fog_asked(row: dict) -> int:
+    """The fog cells per board the row's table asks for: regions x region size."""
+    return row["fog_regions_requested"] * region_cells(row)
+
+
+# What a change costs the player (docs/design.md, "tune"): the fog first (a fix that
+# removes most of it is flagged), then how the board plays.
+COSTS = (
+    Cost("fog cells per board", lambda r: r["fog_cells_mean"], unit=1.0, intent=fog_asked,
+         keep=FOG_KEEP, feature="the fog", digits=1),
+    Cost("fog burden p50", lambda r: r["fog_burden_ratio_p50"], unit=0.05),
+    Cost("mines placed per board", lambda r: r["mines_mean"], unit=1.0, digits=1),
+    Cost("boards needing tier 3 or 4", lambda r: r.get("tier_hard_share"), unit=0.05),
+)
+
+
+def structural(row: dict, lines: list[str]) -> str:
+    """The rule behind a B failure no table change fixes, in the row's numbers."""
+    if "B" not in lines or not row.get("fog_regions_requested"):
+        return ""
+    count, t = row["fog_regions_requested"], region_cells(row)
+    if (row.get("mine_drift_p50") or 0) > MINE_DRIFT_WARN:
+        return (f"the remove-only mine rule (stage 2 removes every mine in the spawn's "
+                f"opening and its ring, and never redraws one) places "
+                f"{row['mines_mean']:.1f} of the {row['planned_mines']} planned mines on a "
+                f"{row['width']}x{row['height']} board, so too few cells carry a number for "
+                f"{count} fog region(s) of {t} cells")
+    return (f"on a {row['width']}x{row['height']} board with {row['mines_mean']:.1f} mines "
+            f"the eligible cells (safe, numbered, outside the spawn's reach) rarely form a "
+            f"4-connected patch of {t} cells")
 
 STEPS = 10  # candidates per field at the most
 

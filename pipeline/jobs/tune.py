@@ -28,6 +28,7 @@ from pathlib import Path
 
 from boardcore.errors import InputError
 
+from ..analysis import cost
 from ..analysis import lines as L
 from ..analysis.collect import ROW, collect
 from ..analysis.compare import compare
@@ -37,7 +38,7 @@ from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
 from .. import hints
 from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, usable_out
-from ..reports import diff_page
+from ..reports import diff_page, tune_page
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
 from .audit import announce, check_n, run_audit
@@ -104,9 +105,17 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                                  "tune", "--resume", folder.name, generator=ref, out=a.out)
                              ) from None
     doc.update(tune_id=folder.name, created_utc=created.isoformat(timespec="seconds"),
-               tables=str(catalog.root), n=a.n, wall_s=round(time.perf_counter() - t0, 3))
+               generator=gen.name, generator_ref=ref, rules_doc=gen.rules_doc,
+               table_file=gen.table_file,
+               tables=str(catalog.root), table_hash=catalog.content_hash, n=a.n,
+               apply_command=hints.audit_command("tune", "--apply", folder.name,
+                                                 generator=ref, out=a.out),
+               wall_s=round(time.perf_counter() - t0, 3))
+    for c, spec in zip(doc["costs"], gen.tune_costs):
+        c["digits"] = spec.digits
     atomic.write_text(folder / "tune.json", runs.to_json(doc))
-    atomic.write_text(folder / "patch.md", patch_markdown(gen, doc))
+    atomic.write_text(folder / "patch.md", tune_page.markdown(doc))
+    atomic.write_text(folder / "tune.html", tune_page.html(doc, str(folder)))
     (folder / MARKER).unlink()
     return TuneResult(doc["exit_code"], folder, doc)
 
@@ -132,33 +141,92 @@ def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:
     return runs.load_run(path, gen.key_fields)
 
 
+PAIR_FIELDS = 4  # the pair search: pairs of the row's first 4 candidate fields ...
+PAIR_VALUES = 3  # ... 3 values each (the smallest change, the middle, the largest valid)
+
+
 def _search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress) -> dict:
+    """Every failing row's candidates, ranked (``analysis.cost``): one field at a time, then,
+    for a row no single field fixes acceptably, pairs of fields within the stated budget."""
     failing: dict[tuple, list[str]] = {}
     for key, results in base.results.items():
         names = [n for n, r in results.items() if r.get("hard") and r.get("passed") is False]
         if names:
             failing[key] = names
     locked = {k: v for k, v in failing.items() if gen.locked(catalog, k)}
-    rows: list[dict] = []
+    todo = {k: v for k, v in sorted(failing.items()) if k not in locked}
+    singles = {key: [{fld: value} for fld, values in gen.tune_candidates(catalog, key, names)
+                     for value in values] for key, names in todo.items()}
+    tried, scheduler = _round(gen, catalog, a, base, folder, "candidates", singles, progress)
+    pairs = {key: _pairs(tried[key]) for key in todo
+             if not any(cost.acceptable(c) for c in tried[key])}
+    more, scheduler2 = _round(gen, catalog, a, base, folder, "pairs",
+                              {k: v for k, v in pairs.items() if v}, progress)
+    rows, changes = [], {}
+    for key, names in todo.items():
+        every = tried[key] + more.get(key, [])
+        row = _decide(gen, catalog, key, names, every, base.rows.get(key) or {},
+                      searched_pairs=key in pairs)
+        rows.append(row)
+        if row["change"]:
+            changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
+    return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
+            "_changes": changes, "scheduler": scheduler2 or scheduler,
+            "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
+            "line_words": {ln.name: ln.what for ln in gen.lines},
+            "share_lines": [ln.name for ln in gen.lines if ln.hard and ln.trials],
+            "costs": [{"label": c.label, "unit": c.unit, "keep": c.keep,
+                       "feature": c.feature} for c in gen.tune_costs],
+            "locked": [{"key": list(k), "label": gen.label(k), "lines": v, "class": "locked",
+                        "why": gen.locked_why(catalog, k),
+                        "figures": cost.figures(gen.tune_costs, base.rows.get(k))}
+                       for k, v in sorted(locked.items())]}
+
+
+def _pairs(single: list[dict]) -> list[dict]:
+    """Pairs of the first PAIR_FIELDS fields with valid single candidates, PAIR_VALUES of
+    each field's valid values spread from the smallest change to the largest."""
+    by_field: dict[str, list] = {}
+    for c in single:
+        if c["status"] == "ok":
+            ((fld, value),) = c["change"].items()
+            by_field.setdefault(fld, []).append(value)
+    fields = list(by_field)[:PAIR_FIELDS]
+    return [{f1: v1, f2: v2} for i, f1 in enumerate(fields) for f2 in fields[i + 1:]
+            for v1 in _spread(by_field[f1]) for v2 in _spread(by_field[f2])]
+
+
+def _spread(values: list) -> list:
+    if len(values) <= PAIR_VALUES:
+        return values
+    last = len(values) - 1
+    return [values[round(i * last / (PAIR_VALUES - 1))] for i in range(PAIR_VALUES)]
+
+
+def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: str,
+           wanted: dict[tuple, list[dict]], progress) -> tuple[dict[tuple, list], str]:
+    """Run every valid candidate of every row as one graph (shards under
+    ``.partial-<name>``, so an interrupted tune resumes) -> ({key: evaluated candidates in
+    the declared order}, the scheduler's description)."""
+    out: dict[tuple, list] = {key: [] for key in wanted}
     plans, meta = [], []
-    for key, names in sorted(failing.items()):
-        if key in locked:
-            continue
-        tried = []
-        for fld, values in gen.tune_candidates(catalog, key, names):
-            for value in values:
-                plan, diags = gen.vary(catalog, key, fld, value)
-                if plan is None:
-                    tried.append({"field": fld, "value": value, "status": "invalid",
-                                  "rule": diags[0].rule if diags else ""})
-                    continue
-                meta.append((key, fld, value))
-                plans.append(plan)
-        rows.append({"key": list(key), "label": gen.label(key), "lines": names,
-                     "tried": tried})
-    cand = folder / f"{runs.PARTIAL_PREFIX}candidates"  # kept by an interrupted tune
+    for key, changes in wanted.items():
+        for order, change in enumerate(changes):
+            plan, diags = gen.vary_many(catalog, key, change)
+            entry = {"change": change, "field": " + ".join(change),
+                     "value": next(iter(change.values())) if len(change) == 1
+                     else list(change.values()), "order": order}
+            if plan is None:
+                out[key].append({**entry, "status": "invalid",
+                                 "rule": diags[0].rule if diags else ""})
+                continue
+            meta.append((key, entry))
+            plans.append(plan)
+    if not plans:
+        return out, ""
+    cand = folder / f"{runs.PARTIAL_PREFIX}{name}"  # kept by an interrupted tune
     store = ShardStore(cand) if (cand / "run.json").is_file() else \
-        ShardStore.create(folder, "candidates", {"candidates": len(plans)})
+        ShardStore.create(folder, name, {name: len(plans)})
     expects = [shard_key(gen, p, a.n) for p in plans]
     todo = [i for i, p in enumerate(plans) if store.load(i, expects[i], gen) is None]
     with execute(gen, a.cluster(scratch=str(store.folder / "scratch")), plans, todo, a.n,
@@ -166,52 +234,109 @@ def _search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progres
                  announce=announce) as ex:
         ex.close_soon()
         verdicts = [_verdict(gen, store, i) for i in range(len(plans))]
-    by_row: dict[tuple, list] = {}
-    for (key, fld, value), v in zip(meta, verdicts):
-        by_row.setdefault(key, []).append({"field": fld, "value": value, **v})
-    changes = {}
-    for row in rows:
-        key = tuple(row["key"])
-        row["tried"] = by_row.get(key, []) + row["tried"]
-        pick = next((c for c in by_row.get(key, []) if c["holds"]), None)
-        old = None if pick is None else gen.current_value(catalog, key, pick["field"])
-        row["change"] = None if pick is None else {
-            "field": pick["field"], "old": old, "new": pick["value"],
-            "edits": [list(e) for e in gen.table_edits(catalog, key, pick["field"], old,
-                                                        pick["value"])],
-            "evidence": {n: pick["lines"][n] for n in row["lines"] if n in pick["lines"]}}
-        if pick is not None:
-            changes[key] = {pick["field"]: pick["value"]}
-        row["best"] = _best(gen, row["tried"], row["lines"])
+    for (key, entry), v in zip(meta, verdicts):
+        out[key].append(_evaluated(gen, base.rows.get(key) or {}, entry, v))
+    for key in out:
+        out[key].sort(key=lambda c: c["order"])
     store.remove()
-    return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
-            "_changes": changes, "scheduler": ex.scheduler,
-            "locked": [{"key": list(k), "label": gen.label(k), "lines": v}
-                       for k, v in sorted(locked.items())]}
+    return out, ex.scheduler
 
 
 def _verdict(gen, store: ShardStore, pos: int) -> dict:
     got = collect(gen, store.rows([pos]), None)
-    results, _ = L.evaluate(gen.row_columns(got.rows.drop(ROW), None), gen.lines,
-                            gen.key_fields)
+    frame = gen.row_columns(got.rows.drop(ROW), None)
+    results, _ = L.evaluate(frame, gen.lines, gen.key_fields)
     hard = [r for r in results if r["hard"] and r["applies"]]
     return {"holds": not L.hard_failures(results), "records_sha256": got.records_sha256,
-            "lines": {r["line"]: {"observed": r["observed"], "passed": r["passed"]}
-                      for r in hard}}
+            "row": frame.to_dicts()[0],
+            "lines": {r["line"]: {"observed": r["observed"], "passed": r["passed"],
+                                  **({"interval": r["interval"],
+                                      "within_noise": r["within_noise"]}
+                                     if "interval" in r else {})} for r in hard}}
+
+
+def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
+    """A candidate's verdict with its cost to the player, its flags and its margin."""
+    before = cost.figures(gen.tune_costs, base_row)
+    after = cost.figures(gen.tune_costs, verdict["row"])
+    ops = {ln.name: ln for ln in gen.lines}
+    noise = [{"line": n, "observed": x["observed"], "interval": x["interval"],
+              "threshold": ops[n].threshold,
+              "n_needed": cost.n_to_clear(x["observed"], ops[n].threshold,
+                                          above=ops[n].op in (">=", ">"))}
+             for n, x in verdict["lines"].items() if x.get("within_noise")]
+    return {**entry, "status": "ok", "holds": verdict["holds"],
+            "margin": verdict["holds"] and not noise, "noise": noise,
+            "lines": verdict["lines"], "records_sha256": verdict["records_sha256"],
+            "figures": after, "cost": cost.cost(gen.tune_costs, before, after),
+            "flags": cost.flags(gen.tune_costs, base_row, after) if verdict["holds"] else []}
+
+
+def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_row: dict,
+            searched_pairs: bool) -> dict:
+    """A failing row's class and proposal: the best-ranked acceptable candidate ("one
+    field" or "several fields"), else "structural" with the rule behind it and the best
+    each line reached."""
+    valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
+    good = [c for c in valid if cost.acceptable(c)]
+    flagged = [c for c in valid if c["holds"] and c["flags"]]
+    pick = good[0] if good else None
+
+    def literal(c: dict) -> str:
+        return _summary(_edits(gen, catalog, key, c["change"]))
+
+    row = {"key": list(key), "label": gen.label(key), "lines": names, "tried": tried,
+           "figures": cost.figures(gen.tune_costs, base_row),
+           "pairs_searched": searched_pairs,
+           "best": {n: {**b, "at": literal(b.pop("candidate"))}
+                    for n, b in _best(gen, tried, names).items()},
+           "alternatives": [literal(c) for c in good[1:3]],
+           "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"]}
+                       for c in flagged[:2]]}
+    if pick is None:
+        return {**row, "class": "structural", "change": None,
+                "why": gen.structural(base_row, names)}
+    fields = [{"field": f, "old": gen.current_value(catalog, key, f), "new": v}
+              for f, v in pick["change"].items()]
+    edits = _edits(gen, catalog, key, pick["change"])
+    return {**row, "class": "one field" if len(fields) == 1 else "several fields",
+            "change": {"fields": fields, "summary": _summary(edits), "edits": edits,
+                       "margin": pick["margin"], "noise": pick["noise"],
+                       "cost": pick["cost"], "figures": pick["figures"],
+                       "evidence": {n: pick["lines"][n] for n in names
+                                    if n in pick["lines"]}},
+           "why": ""}
+
+
+def _edits(gen, catalog, key: tuple, change: dict) -> list[list[str]]:
+    """A candidate as the table file's lines [key, old, new], each key once (a pair of
+    tilegen fields says the revision bump once)."""
+    out, seen = [], set()
+    for f, v in change.items():
+        for e in gen.table_edits(catalog, key, f, gen.current_value(catalog, key, f), v):
+            if e[0] not in seen:
+                seen.add(e[0])
+                out.append(list(e))
+    return out
+
+
+def _summary(edits: list[list[str]]) -> str:
+    """The new lines, as the file will read: ``board_width = 24, board_height = 24``."""
+    return ", ".join(f"{k} = {n}" for k, _, n in edits)
 
 
 def _best(gen, tried: list[dict], lines: list[str]) -> dict:
     """Per failing line, the best observed value any candidate reached (the evidence for a
-    row no single-field change fixes): the largest for a line that needs >= or >, else the
-    smallest (read from the line's declaration)."""
+    row no change fixes): the largest for a line that needs >= or >, else the smallest
+    (read from the line's declaration)."""
     ops = {ln.name: ln.op for ln in gen.lines}
     out = {}
     for name in lines:
-        seen = [(c["lines"][name]["observed"], c["field"], c["value"]) for c in tried
+        seen = [(c["lines"][name]["observed"], i) for i, c in enumerate(tried)
                 if c.get("lines", {}).get(name, {}).get("observed") is not None]
         if seen:
-            obs, fld, value = max(seen) if ops.get(name) in (">=", ">") else min(seen)
-            out[name] = {"observed": obs, "field": fld, "value": value}
+            obs, i = max(seen) if ops.get(name) in (">=", ">") else min(seen)
+            out[name] = {"observed": obs, "candidate": tried[i]}
     return out
 
 
@@ -237,54 +362,60 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
 
 
 def patch_markdown(gen, doc: dict) -> str:
-    out = [f"# {gen.name} tune {doc['tune_id']}", "",
-           f"Tables: {doc['tables']}; N = {doc['n']}; baseline run: {doc['baseline_run']}.", ""]
-    fixed = [r for r in doc["rows"] if r["change"]]
-    out += ["## Proposed changes", ""]
-    if fixed:
-        out += ["| row | fails | field | old → new | the table's lines (old → new) | "
-                "evidence (line: observed) |", "|---|---|---|---|---|---|"]
-        for r in fixed:
-            c = r["change"]
-            ev = "; ".join(f"{n}: {_v(x['observed'])}" for n, x in c["evidence"].items())
-            edits = "; ".join(f"`{k} = {o}` → `{k} = {n}`" for k, o, n in c["edits"])
-            out.append(f"| {r['label']} | {', '.join(r['lines'])} | {c['field']} | "
-                       f"{c['old']} → {c['new']} | {edits} | {ev} |")
-    else:
-        out.append("No single-field change fixes any failing row.")
-    unfixed = [r for r in doc["rows"] if not r["change"]]
-    out += ["", "## Rows no single-field change fixes", ""]
-    for r in unfixed:
-        valid = [c for c in r["tried"] if "holds" in c]
-        fields = sorted({c["field"] for c in valid})
-        best = "; ".join(f"best {n} {_v(b['observed'])} at {b['field']} = {b['value']}"
-                         for n, b in r["best"].items())
-        out.append(f"- {r['label']} fails {', '.join(r['lines'])}: tried "
-                   + (", ".join(f"{f} = " + ", ".join(str(c['value']) for c in valid
-                                                      if c['field'] == f) for f in fields)
-                      or "no valid value") + (f"; {best}" if best else ""))
-    if not unfixed:
-        out.append("None.")
-    out += ["", "## Rows fixed by the design (never changed)", ""]
-    out += [f"- {r['label']} fails {', '.join(r['lines'])}" for r in doc["locked"]] or ["None."]
-    out += ["", "## The proposed tables", "",
-            f"Audit: {doc['proposed_run']} (exit {doc['proposed_exit_code']}); diff against "
-            "the baseline: diff.md, diff.html."]
-    if doc["still_failing"]:
-        out.append("Still failing there: " + ", ".join(doc["still_failing"]) + ".")
-    return "\n".join(out) + "\n"
+    return tune_page.markdown(doc)
 
 
-def _v(x) -> str:
-    return f"{x:.3f}" if isinstance(x, float) else str(x)
+def apply_tune(tune_id: str, out: str, tables: str | None = None
+               ) -> tuple[Path, list[str], str]:
+    """Write a finished tune's proposed tables over the table root it tuned (or ``tables``,
+    a root with the same content): only the files that differ, each atomically. Refused
+    (InputError, nothing written) when the tune is unknown or unfinished, proposes nothing,
+    or the root's files are no longer the ones tuned (edited since: nothing is lost)."""
+    folder = Path(out) / "tune" / tune_id
+    if not (folder / "tune.json").is_file():
+        why = "it is unfinished" if (folder / MARKER).is_file() else "no finished tune there"
+        raise InputError(f"--apply {tune_id}: {why} ({folder})")
+    doc = runs.read_json(folder / "tune.json")
+    if not doc.get("changes"):
+        raise InputError(f"--apply {tune_id}: the tune proposes no change")
+    gen = load_generator(doc.get("generator_ref") or doc.get("generator"))
+    root = Path(tables or doc["tables"])
+    now = gen.load(str(root))
+    if now.content_hash != doc["table_hash"]:
+        raise InputError(f"--apply {tune_id}: {root} changed since the tune (content "
+                         f"{now.content_hash[:12]}, tuned {doc['table_hash'][:12]}); tune "
+                         "again, or copy the lines by hand from patch.md")
+    proposed = folder / "tables"
+    changed = []
+    for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
+        dst = root / src.relative_to(proposed)
+        new = src.read_bytes()
+        if not dst.is_file() or dst.read_bytes() != new:
+            changed.append(str(src.relative_to(proposed)))
+    gen.load(str(proposed))  # the proposal still loads (a defect if not: raise loudly)
+    for name in changed:
+        atomic.write_bytes(root / name, (proposed / name).read_bytes())
+    again = hints.audit_command("audit", generator=doc.get("generator_ref"), out=out,
+                                tables=None if str(now.root) == str(gen.default_root)
+                                else now.root)
+    return root, changed, again
 
 
 def cmd_tune(args) -> int:
     from ..options import merge
 
+    if args.apply:
+        from ..options import DEFAULT_OUT
+
+        out = args.out if args.out is not None else DEFAULT_OUT
+        root, changed, again = apply_tune(args.apply, out, args.tables)
+        print(f"tune {args.apply} applied to {root}: {', '.join(changed) or 'nothing to do'}")
+        print(f"audit them again: {again}")
+        return EXIT_OK
     opts = TuneOptions(merge(args), run=args.run, resume=args.resume_tune,
                        n_given=args.n is not None)
     result = run_tune(opts)
     print((result.folder / "patch.md").read_text(encoding="utf-8"))
+    print(f"page: {result.folder / 'tune.html'}")
     print(f"tune: {result.folder}")
     return result.exit_code

@@ -104,18 +104,21 @@ def h(s) -> str:
 
 
 _CODE = re.compile(r"`([^`<>]+)`")
+# relative or absolute paths only: no scheme (no javascript:, no network)
+_LINK = re.compile(r"\[([^\[\]]+)\]\(((?![A-Za-z][\w+.-]*:)[^()\s]+)\)")
 
 
 def inline(s) -> str:
-    """Escaped text with Markdown's inline code (a command in backticks) as ``<code>``."""
-    return _CODE.sub(r"<code>\1</code>", h(s))
+    """Escaped text with Markdown's inline code (a command in backticks) as ``<code>`` and
+    Markdown links ``[text](path)`` to files as links (a path, never a URL scheme)."""
+    return _LINK.sub(r'<a href="\2">\1</a>', _CODE.sub(r"<code>\1</code>", h(s)))
 
 
 def _html_cell(c: Cell, tag: str = "td") -> str:
     """Marks are our constants (fail / warn / na / better), never data: safe as classes."""
     classes = [k for k in (c.mark, "num" if _NUMERIC.match(c.text) else None) if k]
     cls = f' class="{" ".join(classes)}"' if classes else ""
-    return f"<{tag}{cls}>{(inline if tag == 'li' else h)(c.text)}</{tag}>"
+    return f"<{tag}{cls}>{inline(c.text)}</{tag}>"
 
 
 def _figure(f: Figure) -> str:

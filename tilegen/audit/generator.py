@@ -268,7 +268,10 @@ class TilegenAudit(Generator, Tune):
     def vary(self, catalog, key, field: str, value: Any):
         """The row ``key`` with ``field`` = ``value``, validated as the loader would; the
         plan keeps the key, so its seeds (production and audit) are the audit's."""
-        return tune.vary(catalog, key, field, value)
+        return tune.vary(catalog, key, {field: value})
+
+    def vary_many(self, catalog, key, changes: dict):
+        return tune.vary(catalog, key, changes)
 
     def current_value(self, catalog, key, field: str) -> Any:
         (plan,) = self.plans(catalog, [key])
@@ -279,6 +282,9 @@ class TilegenAudit(Generator, Tune):
         return tuple(plan.key)
 
     # ------------------------------------------------------------------------ tune
+    tune_costs = tune.COSTS
+    table_file = tune.PRESETS
+
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
         (plan,) = self.plans(catalog, [key])
         return tune.candidates(plan, lines)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boardcore.errors import Diagnostic
 from boardcore.toml_patch import patch_rows, toml_value
+from pipeline.analysis.cost import Cost
 from pipeline.store import atomic
 
 from ..codes import DENSITIES
@@ -27,6 +28,16 @@ BOTH_WAYS = {"G-TF", "P"}  # lines that fail for a row too easy as well as too h
 STEPS = 3  # values per direction and rung at the most
 PRESETS = "presets.toml"
 KEY = ("city_id", "level_id", "revision")
+
+# What a change costs the player (docs/tile-match.md, "tune"): how the returned boards play
+# for the scripted players, how much of the board opens at once, and its make-up.
+COSTS = (
+    Cost("tool-free pass rate p50", lambda r: r["tool_free_pass_rate_p50"], unit=0.05),
+    Cost("tool-assisted pass rate p50", lambda r: r["tool_assist_pass_rate_p50"], unit=0.05),
+    Cost("clickable ratio p50", lambda r: r["initial_clickable_ratio_p50"], unit=0.05),
+    Cost("element types", lambda r: r["element_count"], unit=1.0, digits=0),
+    Cost("layers", lambda r: r["layers"], unit=1.0, digits=0),
+)
 
 
 def Diag(category: str, field: str, value, rule: str) -> Diagnostic:  # noqa: N802
@@ -47,16 +58,20 @@ def preset_changes(catalog, key: tuple, field: str, value) -> dict:
     return out
 
 
-def vary(catalog, key: tuple, field: str, value):
-    """``table_loader.vary`` of one candidate (several preset fields when it takes them):
-    the plan keeps the key, so its seeds are the audit's."""
+def vary(catalog, key: tuple, candidate: dict):
+    """``table_loader.vary`` of one candidate ({field: value}: one field, or a pair; several
+    preset fields when a field takes them): the plan keeps the key, so its seeds are the
+    audit's."""
     from dataclasses import replace
 
     from ..table_loader import vary as vary_one
 
-    if field == DENSITY_CLASS and not (isinstance(value, int) and 0 <= value < len(DENSITIES)):
-        return None, [Diag("domain", field, value, f"a class 0..{len(DENSITIES) - 1}")]
-    changes = preset_changes(catalog, key, field, value)
+    changes: dict = {}
+    for field, value in candidate.items():
+        if field == DENSITY_CLASS and not (isinstance(value, int)
+                                           and 0 <= value < len(DENSITIES)):
+            return None, [Diag("domain", field, value, f"a class 0..{len(DENSITIES) - 1}")]
+        changes.update(preset_changes(catalog, key, field, value))
     *rest, (name, new) = changes.items()
     if rest:  # the companion fields go into the row the loader varies
         row = replace(catalog.preset(tuple(key)), **{f: (tuple(v) if isinstance(v, list)

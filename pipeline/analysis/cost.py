@@ -1,0 +1,113 @@
+"""What a table change costs the player, and how ``tune`` ranks the changes that fix a row.
+
+A generator declares its cost once (``Tune.tune_costs``): the delivered figures a designer
+must not lose while fixing a line (minegen: fog cells, fog burden, mines placed, the share
+of hard boards; tilegen: pass rates, clickable ratio, elements, layers). A candidate's cost
+is the sum over those figures of its change from the row as it is, each relative to the
+row's value (a value near zero counts in the figure's declared ``unit``), so "0.6" reads
+"60 % of one figure's worth of change".
+
+A figure may also declare what the row *intends* (``intent``: read from the table's own
+ask, e.g. the fog cells its regions request) and the share of it a proposal must keep
+(``keep``): a candidate that delivers less is flagged as removing most of the feature and is
+never presented as the fix.
+
+Ranking (``rank``): candidates that hold every hard line and are not flagged come first;
+among them those whose every share line clears its threshold with its 95 % interval
+(*with margin*) before those within noise; then the least cost; then the declared order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .margin import wilson
+
+
+@dataclass(frozen=True)
+class Cost:
+    label: str  # the figure as the pages name it, e.g. "fog cells per board"
+    value: Callable[[dict], float | None]  # from a per-row aggregate row
+    unit: float = 1.0  # the change that counts as a whole figure when the row's value is ~0
+    intent: Callable[[dict], float | None] | None = None  # what the table asks, same unit
+    keep: float | None = None  # flag a candidate delivering < keep * intent
+    feature: str = ""  # what a flagged candidate removes, in words ("the fog")
+    digits: int = 2  # decimals on the pages
+
+
+def figures(costs: tuple[Cost, ...], row: dict | None) -> dict[str, float | None]:
+    """{label: value} of a per-row aggregate row (None when the row has no such value)."""
+    out = {}
+    for c in costs:
+        try:
+            v = None if row is None else c.value(row)
+        except (KeyError, TypeError, ZeroDivisionError):
+            v = None
+        out[c.label] = None if v is None or (isinstance(v, float) and math.isnan(v)) \
+            else float(v)
+    return out
+
+
+def cost(costs: tuple[Cost, ...], before: dict, after: dict) -> float:
+    """The sum of each figure's change relative to ``before`` (figures either side lacks
+    count as nothing)."""
+    total = 0.0
+    for c in costs:
+        b, a = before.get(c.label), after.get(c.label)
+        if b is None or a is None:
+            continue
+        total += abs(a - b) / max(abs(b), c.unit)
+    return round(total, 6)  # the ranking compares costs: no float noise decides a tie
+
+
+def flags(costs: tuple[Cost, ...], intent_row: dict, after: dict) -> list[str]:
+    """The features ``after`` removes most of: "fog cells per board 3.1, under 50 % of the
+    14.0 the table asks (the fog)"; empty when it keeps them all."""
+    out = []
+    for c in costs:
+        if c.intent is None or c.keep is None:
+            continue
+        want, got = c.intent(intent_row), after.get(c.label)
+        if want and got is not None and got < c.keep * want:
+            out.append(f"{c.label} {got:.{c.digits}f}, under {100 * c.keep:.0f} % of the "
+                       f"{want:.{c.digits}f} the table asks ({c.feature or c.label})")
+    return out
+
+
+def rank_key(candidate: dict) -> tuple:
+    """Sort key of an evaluated candidate (``holds``, ``flags``, ``margin``, ``cost``,
+    ``order``): the best first."""
+    return (not candidate["holds"], bool(candidate["flags"]), not candidate["margin"],
+            candidate["cost"], candidate["order"])
+
+
+def acceptable(candidate: dict) -> bool:
+    """Holds every hard line and keeps every declared feature: may be proposed."""
+    return bool(candidate["holds"]) and not candidate["flags"]
+
+
+def n_to_clear(share: float, threshold: float, above: bool = True,
+               limit: int = 1 << 20) -> int | None:
+    """The smallest N at which a share observed as ``share`` would clear ``threshold`` with
+    its 95 % Wilson interval (entirely above it, or below it when ``above`` is False); None
+    when it never would (the share sits on the wrong side or on the threshold) within
+    ``limit`` boards."""
+    if (share <= threshold) if above else (share >= threshold):
+        return None
+
+    def clears(n: int) -> bool:
+        lo, hi = wilson(round(share * n), n)
+        return lo > threshold if above else hi < threshold
+
+    hi = 1
+    while not clears(hi):
+        hi *= 2
+        if hi > limit:
+            return None
+    lo = hi // 2  # clears(lo) is False (or lo == 0)
+    while hi - lo > 1:  # rounding makes clears() nearly, not exactly, monotone: the
+        mid = (lo + hi) // 2  # smallest N found by bisection between two powers of two
+        lo, hi = (lo, mid) if clears(mid) else (mid, hi)
+    return hi

@@ -1,0 +1,245 @@
+"""The human side of a tune (``jobs.tune``): patch.md (what ``minegen tune`` prints) and a
+self-contained tune.html, both from the tune document (the content of tune.json).
+
+Per failing row its class (one field, several fields, structural, locked), the proposal
+as the table file's own lines, the line it fixes with its 95 % interval and whether that
+clears the threshold (else the N that would tell), and what the change costs the player:
+each declared figure now → proposed. Then how the tune chose, and the command that applies
+the patch. Nothing here reads from disk or writes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import render
+from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table
+
+LARGE = 2.0  # a cost this high (two figures' worth of change) is said to be large
+CLASSES = {
+    "one field": "one table field fixes it",
+    "several fields": "no single field fixes it; a pair of fields does",
+    "structural": "no table change within the fields' domains fixes it without removing "
+                  "what the row is for",
+    "locked": "the design fixes the row; tune never changes it",
+}
+
+
+def _v(x, digits: int = 3) -> str:
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return "—" if x is None else str(x)
+
+
+def _digits(doc: dict) -> dict[str, int]:
+    return {c["label"]: c.get("digits", 2) for c in doc.get("costs", [])}
+
+
+def _change_words(f: float | None, t: float | None, digits: int, unit: float) -> str:
+    """The change in the figure's own terms: a difference, and for a count (unit >= 1)
+    the share of the row's value it is."""
+    if f is None or t is None:
+        return "—"
+    if round(f, digits) == round(t, digits):
+        return "unchanged"
+    rel = f" ({100 * (t - f) / f:+.0f} %)" if f and unit >= 1 else ""
+    return f"{t - f:+.{digits}f}{rel}"
+
+
+def _margin(doc: dict, ch: dict) -> str:
+    """How sure: with margin, or within noise with the N that would tell."""
+    shares = [n for n in ch["evidence"] if n in doc.get("share_lines", [])]
+    if ch["margin"] and not shares:
+        return ("holds on every audited board (these lines count boards: no interval "
+                "applies)")
+    if ch["margin"]:
+        return (f"with margin: the 95 % interval of {', '.join(shares)} clears its "
+                "threshold")
+    parts = []
+    for n in ch["noise"]:
+        lo, hi = n["interval"]
+        tell = (f"about N {n['n_needed']:,} boards per row would tell"
+                if n["n_needed"] else "no N tells: the value sits on the threshold")
+        parts.append(f"{n['line']} {n['observed']:.3f} (95 % interval {lo:.3f}–{hi:.3f}) "
+                     f"is within noise of {n['threshold']:g}; {tell}")
+    return "within noise: " + "; ".join(parts)
+
+
+def _evidence(doc: dict, ch: dict) -> str:
+    out = []
+    words = doc.get("line_words", {})
+    for name, x in ch["evidence"].items():
+        iv = x.get("interval")
+        what = f" ({words[name]})" if name in words else ""
+        out.append(f"{name}{what} {_v(x['observed'])}"
+                   + (f", 95 % interval {iv[0]:.3f}–{iv[1]:.3f}" if iv else ""))
+    return "; ".join(out)
+
+
+def _edits(ch: dict) -> str:
+    """The file's lines old → new; a line the file does not have yet is added."""
+    return "; ".join(f"add `{k} = {n}`" if o == "(none)" else f"`{k} = {o}` → `{k} = {n}`"
+                     for k, o, n in ch["edits"])
+
+
+def _cost_table(doc: dict, now: dict, then: dict) -> Table:
+    d = _digits(doc)
+    units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
+    return Table(["what the player gets", "now", "proposed", "change"], [
+        [Cell(label), Cell(_v(now.get(label), d.get(label, 2))),
+         Cell(_v(then.get(label), d.get(label, 2))),
+         Cell(_change_words(now.get(label), then.get(label), d.get(label, 2),
+                            units.get(label, 1.0)))]
+        for label in now])
+
+
+def _overview(doc: dict) -> Table:
+    rows = []
+    for r in doc["rows"]:
+        ch = r["change"]
+        rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
+                     Cell(", ".join(r["lines"])),
+                     Cell(r["class"], None if ch else FAIL),
+                     Cell(ch["summary"] if ch else "no proposal"),
+                     Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
+                          None if not ch or ch["margin"] else WARN),
+                     Cell(f"{ch['cost']:.2f}" if ch else "—")])
+    for r in doc["locked"]:
+        rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
+                     Cell(", ".join(r["lines"])), Cell("locked", NA),
+                     Cell("never changed"), Cell("—"), Cell("—")])
+    return Table(["row", "fails", "class", "proposal", "how sure", "cost"], rows)
+
+
+def _row_section(doc: dict, r: dict) -> Section:
+    sec = Section(f"row-{_slug(r['label'])}", f"{r['label']}: fails {', '.join(r['lines'])} "
+                  f"— {r['class']}", 3)
+    ch = r["change"]
+    if ch:
+        sec.blocks.append(Bullets([
+            Cell(f"change in {doc.get('table_file', 'the table')}: {_edits(ch)}"),
+            Cell(f"after the change: {_evidence(doc, ch)}"),
+            Cell(_margin(doc, ch), None if ch["margin"] else WARN),
+            Cell(f"cost {ch['cost']:.2f} (the sum of each figure's relative change, below)"
+                 + ("; a large change to how the row plays: read the figures before "
+                    "applying it" if ch["cost"] >= LARGE else ""),
+                 WARN if ch["cost"] >= LARGE else None),
+        ] + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
+             r.get("alternatives", [])]))
+        sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"]))
+        for f in r.get("flagged", []):
+            sec.blocks.append(Para(f"Not proposed: {f['change']} also holds, but "
+                                   + "; ".join(f["flags"]) + "."))
+        return sec
+    items = [Cell(CLASSES["structural"] + ".", FAIL)]
+    if r.get("why"):
+        items.append(Cell("The rule behind it: " + r["why"] + "."))
+    for name, b in r["best"].items():
+        items.append(Cell(f"the best {name} any candidate reached: {_v(b['observed'])} "
+                          f"(at {b['at']})"))
+    for f in r.get("flagged", []):
+        items.append(Cell(f"holds only by removing most of a feature: {f['change']} — "
+                          + "; ".join(f["flags"]), WARN))
+    fields = sorted({c["field"] for c in r["tried"] if c.get("status") == "ok"
+                     and " + " not in c["field"]})
+    ran = sum(c.get("status") == "ok" for c in r["tried"])
+    items.append(Cell(f"tried {ran} valid candidate(s): {', '.join(fields) or 'no field'} one "
+                      "at a time" + (", then pairs of them" if r.get("pairs_searched") else "")))
+    sec.blocks.append(Bullets(items))
+    return sec
+
+
+def _slug(label: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in label).strip("-")
+
+
+def document(doc: dict, here: str | None = None) -> list[Section]:
+    """The tune's sections; ``here``: the folder the page is written to (links to the
+    runs are relative to it, so they resolve when the folder is opened where it lies)."""
+    fixed = [r for r in doc["rows"] if r["change"]]
+    sure = sum(r["change"]["margin"] for r in fixed)
+    stuck = [r for r in doc["rows"] if not r["change"]]
+    head = Section("summary", "Summary")
+    head.blocks.append(Para(
+        f"{len(doc['rows']) + len(doc['locked'])} row(s) fail a hard line: {len(fixed)} "
+        f"with a proposal ({sure} with margin), {len(stuck)} that no table change fixes, "
+        f"{len(doc['locked'])} locked. The proposed tables "
+        + ("pass their own audit." if doc["proposed_exit_code"] == 0 else
+           "still fail their own audit on " + ", ".join(doc["still_failing"]) + "."),
+        strong=True))
+    if fixed:
+        head.blocks.append(Para(f"Apply the proposal to {doc['tables']} (it refuses if the "
+                                f"tables changed since the tune): `{doc['apply_command']}`"))
+    head.blocks.append(_overview(doc))
+    out = [head]
+    if fixed:
+        sec = Section("proposals", "Proposed changes")
+        sec.blocks.append(Para("Each proposal as the table file's own lines, how sure the "
+                               "fixed line is at the audit's N, and what the player gets now "
+                               "and after the change."))
+        out += [sec] + [_row_section(doc, r) for r in fixed]
+    if stuck:
+        out += [Section("unfixable", "Rows no table change fixes")] + [
+            _row_section(doc, r) for r in stuck]
+    if doc["locked"]:
+        sec = Section("locked", "Locked rows")
+        sec.blocks.append(Bullets([Cell(f"{r['label']} fails {', '.join(r['lines'])}: "
+                                        f"{r['why']}", NA) for r in doc["locked"]]))
+        out.append(sec)
+    out.append(_how(doc))
+    out.append(_links(doc, here))
+    return out
+
+
+def _how(doc: dict) -> Section:
+    b = doc.get("budget", {})
+    sec = Section("how", "How the tune chose")
+    costs = ", ".join(c["label"] for c in doc.get("costs", [])) or "none declared"
+    keeps = [f"{c['label']} under {100 * c['keep']:.0f} % of what the table asks "
+             f"({c['feature']})"
+             for c in doc.get("costs", []) if c.get("keep")]
+    sec.blocks.append(Bullets([
+        Cell("Candidates: the fields that move each failing line, in the drill-down's order, "
+             "one at a time from the smallest change outwards, every candidate audited with "
+             f"the audit's own seeds at N {doc['n']}."),
+        Cell(f"Where no single field fixes a row acceptably: pairs of its first "
+             f"{b.get('pair_fields', '?')} fields, {b.get('pair_values', '?')} values of each "
+             "(the smallest change, the middle, the largest)."),
+        Cell("Ranking: holds every hard line; then keeps every feature"
+             + (f" (a candidate leaving {'; '.join(keeps)} is flagged and never proposed)"
+                if keeps else "")
+             + "; then with margin (every share line's 95 % Wilson interval clears its "
+             "threshold) before within noise; then the least cost."),
+        Cell(f"Cost: the sum of the change in {costs}, each relative to the row's value now."),
+    ]))
+    return sec
+
+
+def _links(doc: dict, here: str | None) -> Section:
+    def rel(p: str) -> str:
+        return os.path.relpath(p, here) if here else p
+
+    sec = Section("runs", "Runs")
+    sec.blocks.append(Bullets([
+        Cell(f"the baseline audit: {rel(os.path.join(doc['baseline_run'], 'report.html'))}"),
+        Cell(f"the proposed tables' audit: "
+             f"{rel(os.path.join(doc['proposed_run'], 'report.html'))} "
+             f"(exit {doc['proposed_exit_code']})"),
+        Cell("what moved between them: diff.html (diff.md)"),
+        Cell(f"the proposed table root: {rel(os.path.join(here or '.', 'tables'))}"),
+    ]))
+    return sec
+
+
+def markdown(doc: dict) -> str:
+    """patch.md (what ``minegen tune`` prints): the same content as tune.html."""
+    return render.markdown(f"{doc['generator']} tune {doc['tune_id']}", document(doc),
+                           page="tune.html")
+
+
+def html(doc: dict, here: str) -> str:
+    ok = doc["proposed_exit_code"] == 0
+    return render.html(f"{doc['generator']} tune {doc['tune_id']}", document(doc, here),
+                       badge=("proposed tables pass" if ok else "still failing",
+                              "pass" if ok else "fail"),
+                       legend=render.legend(doc.get("rules_doc", "docs/design.md")))
