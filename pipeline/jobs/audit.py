@@ -9,6 +9,7 @@ input, 3 the run could not complete.
 from __future__ import annotations
 
 import errno
+import os
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -28,7 +29,8 @@ from ..errors import (
     describe_os_error,
 )
 from .. import hints
-from ..generator import load_generator
+from . import history
+from ..generator import Tune, load_generator
 from ..options import DEFAULT_OUT, AuditOptions, usable_out
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
@@ -90,7 +92,10 @@ def check_n(gen, n) -> None:
                          f"(got {n!r})")
 
 
-def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> AuditResult:
+def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
+              index: bool = True) -> AuditResult:
+    """The audit of ``opts``; ``index``: keep ``<out>/index.html`` (a tune's own audits,
+    inside the tune's folder, do not: the tune's page links them)."""
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
     ref = opts.generator or gen.name  # how to load the generator again (resume, diff, hints)
@@ -137,6 +142,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
+    manifest["index"] = index  # the run's report links <out>/index.html
     reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos], gen) is not None]
     if opts.resume:
         manifest["resumed_from"] = run_id
@@ -180,6 +186,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None) -> Aud
     finally:
         store.unlock()
     store.remove()  # the run is complete: its shards are in records.parquet now
+    if index:
+        history.refresh(opts.out, announce)
     return result
 
 
@@ -250,7 +258,12 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     if ex.missing:  # a report without its pictures says so
         manifest["drawings_missing"] = ex.missing
         notes.append(f"the report's board drawings are missing: {ex.missing}")
-    doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings)
+    locked = {k: gen.locked_why(catalog, k) for k in by_key
+              if isinstance(gen, Tune) and gen.locked(catalog, k)}
+    index = os.path.relpath(Path(manifest["out"]) / history.INDEX, run_dir) \
+        if manifest.get("index") else ""
+    doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings,
+                   index=index, locked=locked)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

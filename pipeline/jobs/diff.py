@@ -23,6 +23,7 @@ from ..generator import DEFAULT_GENERATOR, load_generator
 from ..options import DEFAULT_OUT
 from ..store import atomic
 from ..store.runs import load_run, resolve_run
+from . import history
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -77,6 +78,7 @@ def cmd_diff(args) -> int:
                   getattr(args, "generator", None))
     try:
         page = write_html(d, args.out)  # first: the page exists even if stdout goes away
+        history.refresh(args.out)
     except OSError as e:  # a read-only archive: diff only reads, so it still answers
         page = None
         why = f"not written ({describe_os_error(e)}: {e.filename or args.out})"

@@ -47,7 +47,8 @@ from ..generator import load_generator, require
 from ..options import DEFAULT_N, DEFAULT_OUT, AuditOptions, check, slurm_options, usable_out
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
-from .audit import check_key, check_n
+from . import history
+from .audit import announce, check_key, check_n
 
 MAX_VALUES = 64  # one graph, one report page: a wider sweep is several sweeps
 LARGEST, SMALLEST = "largest", "smallest"
@@ -307,6 +308,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                                  ) from None
         raise
     store.remove()
+    history.refresh(opts.out, announce)
     return SweepResult(exit_code, sweep_dir, doc, digests)
 
 

@@ -42,6 +42,8 @@ class AuditDoc:
     tables: dict = field(default_factory=dict)  # the generator's side and run tables
     notes: list[str] = field(default_factory=list)  # the generator's advisory notes
     drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
+    index: str = ""  # the output folder's index.html, relative to the run folder
+    locked: dict = field(default_factory=dict)  # row key -> why the design fixes it
 
     @property
     def lines(self) -> tuple[Line, ...]:
@@ -81,6 +83,10 @@ def _verdict(doc: AuditDoc) -> Section:
     by_name = {ln.name: ln for ln in doc.lines}
     hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
     sec = Section("verdict", "Verdict")
+    if doc.index:
+        sec.blocks.append(Para(f"Every run of this output folder, with the tunes, sweeps "
+                               f"and diffs made from them and what moved since the run "
+                               f"before: [index.html]({doc.index})."))
     if doc.ok:
         sec.blocks.append(Para(f"PASS: every hard line ({hard}) holds on all "
                                f"{len(doc.rows)} rows.", strong=True))
@@ -89,7 +95,8 @@ def _verdict(doc: AuditDoc) -> Section:
                                f"{len(doc.failed_keys())} of {len(doc.rows)} rows.",
                                strong=True))
         sec.blocks.append(Bullets([Cell(
-            f"{r['line']} failed on {doc.row_label(r)}: {by_name[r['line']].what} "
+            f"[{r['line']} failed on {doc.row_label(r)}](#drill-"
+            + "-".join(str(v) for v in doc.key(r)) + f"): {by_name[r['line']].what} "
             f"{num(r['observed'])} {NEGATE.get(r['op'], 'fails ' + r['op'])} "
             f"{fmt_threshold(r['threshold'])}", FAIL) for r in failing]))
     expected = 0 if doc.ok else 1

@@ -145,10 +145,12 @@ def drill_down(doc, hints) -> list[Section]:
     if hasattr(doc.gen, "tune_candidates"):  # the Tune capability (the seam imports us)
         cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
                           doc.manifest.get("n"))
-        sec.blocks.append(Para(f"`{cmd}` tries these moves one field at a time with the "
-                               "audit's seeds and proposes the smallest change that makes "
-                               "every hard line hold (a new table root: nothing is edited "
-                               "in place)."))
+        sec.blocks.append(Para(f"`{cmd}` audits these moves with the audit's seeds, one "
+                               "field at a time and then in pairs, and proposes per row the "
+                               "change that holds every hard line with margin at the least "
+                               "cost to the player, or says that no table change fixes it "
+                               "and why (a new table root and a page: nothing is edited in "
+                               "place)."))
     out = [sec]
     for row, names, fails in rows:
         key = doc.key(row)
@@ -158,6 +160,12 @@ def drill_down(doc, hints) -> list[Section]:
         head.blocks.append(Para(doc.gen.describe(row) + "."))
         head.blocks.append(Bullets([Cell(f"{n}: {_why(lines[n], row, fails)}",
                                          FAIL if fails else WARN) for n in names]))
+        if key in doc.locked:  # the design fixes the row: no moves, no sweep to try
+            head.blocks.append(Para(f"Locked: {doc.locked[key]}; tune never changes it, so "
+                                    "no move is offered here."))
+            head.blocks += _boards(doc, row, hints)
+            out.append(head)
+            continue
         moves: dict = {}  # a move several lines share is one row, naming them all
         for n in names:
             for m in lines[n].moves:

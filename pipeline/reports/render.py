@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html as _html
 import re
+from pathlib import Path
 
 from .document import BETTER, FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table
 
@@ -33,12 +34,29 @@ figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-
 .banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
 border-radius:.3rem}
 """
+def h(s) -> str:
+    return _html.escape(str(s), quote=True)
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout the pages' docs live in
+
+
+def doc_link(rel: str) -> str:
+    """A repository document (``docs/glossary.md``) as a link by absolute path, so it
+    resolves from wherever the page is opened on this machine; plain text when the
+    checkout does not carry it (an installed copy)."""
+    path = REPOSITORY / rel
+    if not path.is_file():
+        return f"{h(rel)} (in the repository)"
+    return f'<a href="{h(path.as_uri())}">{h(rel)}</a>'
+
+
 def legend(rules_doc: str = "docs/design.md") -> str:
     """The audit page's legend line; ``rules_doc`` is the generator's rules document."""
     return ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
             '<span class="warn">advisory warning</span><span class="na">n/a: does not '
-            f"apply</span> · every term and code: docs/glossary.md; the rules: {rules_doc} "
-            "(in the repository)</p>")
+            f"apply</span> · every term and code: {doc_link('docs/glossary.md')}; the rules: "
+            f"{doc_link(rules_doc)}</p>")
 
 
 LEGEND = legend()
@@ -97,10 +115,6 @@ def markdown(title: str, sections: list[Section], banner: str | None = None,
 # --------------------------------------------------------------------------------- HTML
 
 _NUMERIC = re.compile(r"^(?:pass |FAIL )?-?[\d.]+(?: / [\d.]+)?$")
-
-
-def h(s) -> str:
-    return _html.escape(str(s), quote=True)
 
 
 _CODE = re.compile(r"`([^`<>]+)`")
