@@ -120,6 +120,11 @@ class Generator(ABC):
         """A key as people read it in reports, e.g. ``(2, 4)``."""
         return "(" + ", ".join(str(v) for v in key) + ")"
 
+    def lineage(self, key: tuple) -> tuple:
+        """The part of a key that names a row across table edits (``diff`` compares one
+        row of a lineage in each run as one row). Default: the whole key."""
+        return tuple(key)
+
     def describe(self, row: dict) -> str:
         """A per-row aggregate row in a few words, as a designer names the row."""
         return f"N {row.get('boards')}"

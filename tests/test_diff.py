@@ -98,8 +98,8 @@ def test_one_changed_row_and_only_that_row(runs):
         ("mine_density", 0.12, 0.14)]
     assert {c.column for c in row.snapshot} <= {"mine_density", "planned_mines"}
     md = diff_render.markdown(d)
-    assert ("Summary: 3 row(s) compared, 1 changed, 2 unchanged; 0 only in A, 0 only in B"
-            in md)
+    assert ("Summary: 3 row(s) compared, 1 changed, 2 unchanged; 0 only before, 0 only "
+            "after" in md)
     assert "density 0.12 → 0.14" in md
     assert "Unchanged rows (2): (1, 0), (1, 2)." in md
     matrix = [ln for ln in md.splitlines() if ln.startswith("| 1 |")]
@@ -112,8 +112,8 @@ def test_unchanged_pair_shows_zero_changes(runs):
     assert len(d.compared) == 3 and not d.changed and not d.flips
     assert not d.only_a and not d.only_b
     md = diff_render.markdown(d)
-    assert ("Summary: 3 row(s) compared, 0 changed, 3 unchanged; 0 only in A, 0 only in B; "
-            "0 assertion flip(s).") in md
+    assert ("Summary: 3 row(s) compared, 0 changed, 3 unchanged; 0 only before, 0 only "
+            "after; 0 line flip(s).") in md
     assert "table hash same" in md and "CROSS-VERSION" not in md
     assert not [ln for ln in md.splitlines() if ln.startswith("| 1 |")]  # nothing to list
 
@@ -124,9 +124,9 @@ def test_rows_in_one_run_only_are_listed(runs):
     assert [r.key for r in d.only_b] == [(1, 3)]
     assert not d.changed and [r.key for r in d.unchanged] == [(1, 0), (1, 2)]
     md = diff_render.markdown(d)
-    assert "2 row(s) compared, 0 changed, 2 unchanged; 1 only in A, 1 only in B" in md
-    assert "| 1 | 1 | *only in A* | 11x11, density 0.12" in md
-    assert "| 1 | 3 | *only in B* | 12x12, density 0.18" in md
+    assert "2 row(s) compared, 0 changed, 2 unchanged; 1 only before, 1 only after" in md
+    assert "| 1 | 1 | *only before* | hard lines hold | 11x11, density 0.12" in md
+    assert "| 1 | 3 | *only after* | hard lines hold | 12x12, density 0.18" in md
     back = compare(runs, "layout", "base")
     assert [r.key for r in back.only_a] == [(1, 3)] and [r.key for r in back.only_b] == [(1, 1)]
 
@@ -137,7 +137,7 @@ def test_assertion_flip_is_reported(runs):
     flips = [(key, ln.line, ln.status_a, ln.status_b) for key, ln in d.flips]
     assert flips == [((1, 2), "A", "pass", "fail")]
     md = diff_render.markdown(d)
-    assert "1 assertion flip(s)" in md
+    assert "1 line flip(s): 0 to pass, 1 to fail" in md
     assert "A: pass → fail" in md and "target 0.85 → 1.0" in md
     assert "| A | (1, 2) | pass | **fail** |" in md
     back = compare(runs, "flip", "base")
@@ -150,12 +150,13 @@ def test_cli_by_run_id_writes_self_contained_html_under_diffs(runs, tmp_path):
     a, b = runs["base"].name, runs["density"].name
     proc = cli(a, b, "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"# minegen diff {a} vs {b}")
+    assert proc.stdout.startswith(f"# minegen diff: before {a} → after {b}")
     assert "1 changed" in proc.stdout
     page = out / "diffs" / f"{a}__vs__{b}.html"
     assert f"HTML page: {page}" in proc.stdout
     new = {p for p in out.rglob("*")} - before
-    assert new <= {out / "diffs", page} and page in new  # nothing written elsewhere
+    # nothing written elsewhere than the page and the folder's index
+    assert new <= {out / "diffs", page, out / "index.html"} and page in new
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and "density 0.12 → 0.14" in text
     lowered = text.lower()
@@ -195,7 +196,7 @@ def test_cross_version_is_refused_unless_allowed(runs, tmp_path):
     assert allowed.stdout.splitlines()[0].startswith("> **WARNING: CROSS-VERSION DIFF")
     assert "metric_version 1" in allowed.stdout and "metric_version 2" in allowed.stdout
     pages = list((out / "diffs").iterdir())
-    assert len(pages) == 1 and [p.name for p in out.iterdir()] == ["diffs"]
+    assert len(pages) == 1 and sorted(p.name for p in out.iterdir()) == ["diffs", "index.html"]
     page = pages[0].read_text(encoding="utf-8")
     assert 'class="banner"' in page and "CROSS-VERSION DIFF" in page
     assert page.index("CROSS-VERSION") < page.index("<h1>")
@@ -224,3 +225,16 @@ def test_latest_and_unique_prefixes_name_runs(runs):
         resolve_run(name[:9], out)  # the date: every run of the fixture shares it
     d = diff.diff_runs("LATEST", prefix, out)
     assert (d.a.run_id, d.b.run_id) == (latest, name)
+
+
+def test_direction_reads_the_line():
+    from pipeline.analysis.lines import Line
+    from pipeline.reports.diff_page import direction
+
+    share = Line("S", "s", ">=", 0.95, True, "a share")
+    count = Line("C", "c", "==", 0, True, "a count")
+    cap = Line("M", "m", "<=", 3, True, "a maximum")
+    assert direction(share, 0.5, 0.9) == 1 and direction(share, 0.9, 0.5) == -1
+    assert direction(count, 4, 1) == 1 and direction(count, 0, 2) == -1
+    assert direction(cap, 5, 2) == 1 and direction(cap, 2, 5) == -1
+    assert direction(share, 0.5, 0.5) == 0 and direction(share, None, 0.5) == 0

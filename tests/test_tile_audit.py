@@ -324,6 +324,9 @@ def test_tune_through_the_cli(main_run, tables, tmp_path):
         assert ("alpha", 2, 2) in proposed.keys() and ("alpha", 2, 1) not in proposed.keys()
         assert ["revision", "1", "2"] in row["change"]["edits"]  # the bump is said
         assert "density_class" != row["change"]["edits"][0][0]  # presets.toml's own keys
+        # the diff compares the level's revisions 1 and 2 as one row
+        diff = (folder / "diff.md").read_text()
+        assert "### alpha 2 r1 → alpha 2 r2" in diff and "0 only before, 0 only after" in diff
     else:
         assert row["best"] and proposed.keys() == GENERATOR.load(tables["a"]).keys()
     assert "alpha 2 r1" in (folder / "patch.md").read_text()

@@ -1,7 +1,8 @@
 """Compare two finished runs row by row (the model ``minegen diff`` prints).
 
 The rows of both runs are outer-joined on the key, so a row present in one run only is
-kept and marked, never dropped; per row the changed snapshot values, figures and counts
+kept and marked, never dropped (one row of a lineage in each run, e.g. a level's revision 1
+before and revision 2 after, is compared as one row); per row the changed snapshot values, figures and counts
 (the generator's ``diff_columns``) and every line's status (a status change is a flip).
 A row is changed when any compared value differs; stored floats are compared exactly
 (same seeds + same row => byte-identical values). Runs of different metric_version
@@ -19,7 +20,7 @@ from ..store.runs import Run
 
 # Statuses of one line on one row, as the audit report reads them.
 PASS, FAIL, WARN, NA, ABSENT = "pass", "fail", "warn", "n/a", "absent"
-ONLY_A, ONLY_B, BOTH = "only in A", "only in B", "both"
+ONLY_A, ONLY_B, BOTH = "only before", "only after", "both"
 SNAPSHOT, FIGURE, COUNT = "snapshot", "figure", "count"  # kinds of compared columns
 
 
@@ -64,6 +65,7 @@ class RowDiff:
     exits: tuple[Change, ...] = ()
     lines: tuple[LineDiff, ...] = ()  # every line, changed or not (both-present rows)
     other: tuple[str, ...] = ()  # other aggregate columns that differ
+    key_a: tuple | None = None  # a paired row: its key in run A (another revision)
 
     @property
     def flips(self) -> tuple[LineDiff, ...]:
@@ -138,8 +140,10 @@ def _changes(a: dict, b: dict, columns) -> tuple[Change, ...]:
                  if c in a and c in b and not same(a.get(c), b.get(c)))
 
 
-def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
-    ra, rb = a.rows.get(key), b.rows.get(key)
+def _row_diff(gen, key, a: Run, b: Run, key_a: tuple | None = None) -> RowDiff:
+    """``key`` in B against ``key_a`` (default: the same key) in A."""
+    ka = key if key_a is None else key_a
+    ra, rb = a.rows.get(ka), b.rows.get(key)
     if ra is None or rb is None:
         return RowDiff(key, ONLY_B if ra is None else ONLY_A, ra, rb)
     cols = {kind: tuple((c, label) for c, label, k in gen.diff_columns if k == kind)
@@ -148,7 +152,7 @@ def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
              | {ln.column for ln in gen.lines})
     lines = []
     for ln in gen.lines:
-        xa, xb = a.results.get(key, {}).get(ln.name), b.results.get(key, {}).get(ln.name)
+        xa, xb = a.results.get(ka, {}).get(ln.name), b.results.get(key, {}).get(ln.name)
         lines.append(LineDiff(ln.name, ln.hard, status(xa), status(xb),
                               None if xa is None else xa.get("observed"),
                               None if xb is None else xb.get("observed")))
@@ -156,7 +160,31 @@ def _row_diff(gen, key, a: Run, b: Run) -> RowDiff:
     return RowDiff(key, BOTH, ra, rb,
                    snapshot=_changes(ra, rb, cols[SNAPSHOT] + (("boards", "N"),)),
                    metrics=_changes(ra, rb, cols[FIGURE]), exits=_changes(ra, rb, cols[COUNT]),
-                   lines=tuple(lines), other=tuple(other))
+                   lines=tuple(lines), other=tuple(other), key_a=key_a)
+
+
+def _paired(gen, rows: list[RowDiff], a: Run, b: Run) -> tuple[RowDiff, ...]:
+    """A row only in A and a row only in B of the same lineage (``Generator.lineage``: e.g.
+    one tile-match level's revisions 1 and 2), one each, are compared as one row."""
+    only_a: dict[tuple, list[RowDiff]] = {}
+    only_b: dict[tuple, list[RowDiff]] = {}
+    for r in rows:
+        if r.presence != BOTH:
+            (only_a if r.presence == ONLY_A else only_b).setdefault(
+                tuple(gen.lineage(r.key)), []).append(r)
+    pairs = {ra[0].key: rb[0].key for lin, ra in only_a.items()
+             if len(ra) == 1 and len(only_b.get(lin, [])) == 1
+             for rb in (only_b[lin],) if ra[0].key != rb[0].key}
+    dropped = set(pairs)
+    out = []
+    for r in rows:
+        if r.key in dropped and r.presence == ONLY_A:
+            continue
+        if r.presence == ONLY_B and r.key in pairs.values():
+            key_a = next(k for k, v in pairs.items() if v == r.key)
+            r = _row_diff(gen, r.key, a, b, key_a)
+        out.append(r)
+    return tuple(out)
 
 
 _FACTS = (("run id", "run_id"), ("created (UTC)", "created_utc"), ("generator", "generator"),
@@ -184,7 +212,8 @@ def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
             f"{b.metric_version}. The metric definitions differ, so the numbers are not "
             "comparable; pass --allow-cross-version to compare anyway (every output then "
             "says so).")
-    rows = tuple(_row_diff(gen, k, a, b) for k in sorted(set(a.rows) | set(b.rows)))
+    rows = _paired(gen, [_row_diff(gen, k, a, b) for k in sorted(set(a.rows) | set(b.rows))],
+                   a, b)
     facts = [("run folder", str(a.path), str(b.path))]
     facts += [(label, a.manifest.get(k), b.manifest.get(k)) for label, k in _FACTS]
     notes = list(a.notes + b.notes)

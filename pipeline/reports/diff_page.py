@@ -5,12 +5,16 @@ Built on the report toolkit (``reports.document``, ``reports.render``): every st
 comes from data (run ids, paths, table values) is escaped by the renderer. Which columns
 are a row's snapshot, figures and counts is the generator's ``diff_columns``.
 
-Layout: cross-version banner (when the runs' metric_versions differ), summary line, the
-matrix of changed rows and rows present in one run only (unchanged rows in one line),
-per-row change sentences, line flips, run facts. Changes read as B - A.
+The runs are "before" (the first run named) and "after" (never A and B: those are line
+names). Layout: cross-version banner (when the runs' metric_versions differ), the summary
+with both reports linked, the lines that flipped (better / worse for the line), one block
+per changed row (its table values, its lines coloured by direction, its figures before →
+after in a narrow table), then every compared value in one wide matrix, run facts.
 """
 
 from __future__ import annotations
+
+import os
 
 from ..analysis.compare import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
 from ..analysis.compare import FAIL as S_FAIL  # line statuses
@@ -23,8 +27,9 @@ from .document import num
 
 _ARROW = " → "
 LEGEND = ('<p class="legend">Legend: <span class="warn">changed</span><span class="fail">'
-          'flipped to fail</span><span class="better">flipped to pass</span><span class="na">'
-          "n/a</span></p>")
+          'worse for the line (flipped to fail, or further from its threshold)</span>'
+          '<span class="better">better for the line (flipped to pass, or closer)</span>'
+          '<span class="na">n/a</span></p>')
 
 
 def _cols(d: RunDiff, kind: str) -> list[tuple[str, str]]:
@@ -57,6 +62,28 @@ def _line_change(ln: LineDiff) -> str:
     return f"{ln.line}: still {ln.status_a}, observed {obs}"
 
 
+def direction(line, a, b) -> int:
+    """+1 when ``a`` -> ``b`` is better for ``line`` (a >= line up, a <= or == 0 line down
+    towards its threshold), -1 when worse, 0 when unchanged or not comparable."""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)) \
+            or same(a, b):
+        return 0
+    if line.op in (">=", ">"):
+        return 1 if b > a else -1
+    if line.op in ("<=", "<"):
+        return 1 if b < a else -1
+    da, db = abs(a - line.threshold), abs(b - line.threshold)
+    return 0 if da == db else (1 if db < da else -1)
+
+
+def _mark_of(d: RunDiff, ln: LineDiff) -> str | None:
+    if ln.flipped:
+        return FAIL if ln.status_b == S_FAIL else BETTER if ln.status_b == S_PASS else WARN
+    lines = {x.name: x for x in d.gen.lines}
+    way = direction(lines[ln.line], ln.observed_a, ln.observed_b) if ln.line in lines else 0
+    return BETTER if way > 0 else FAIL if way < 0 else WARN
+
+
 def _lines_mark(lines) -> str | None:
     if any(ln.flipped and ln.status_b == S_FAIL for ln in lines):
         return FAIL
@@ -85,13 +112,20 @@ def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
     figures = [c for c, _ in _cols(d, FIGURE)]
     if r.presence != BOTH:
         row = r.a if r.presence == ONLY_A else r.b
-        cells += [Cell(r.presence, WARN), Cell(_describe(d, row))]
-        cells += [Cell(num(row.get(c))) for c in figures]
-        cells += [Cell(num(row.get(c))) for c, _ in _cols(d, COUNT)]
         verdict = _verdict_of(d, r)
-        return cells + [Cell(verdict, FAIL if verdict.startswith("fails") else None)]
+        cells += [Cell(r.presence, WARN),
+                  Cell(verdict, FAIL if verdict.startswith("fails") else None),
+                  Cell(_describe(d, row))]
+        cells += [Cell(num(row.get(c))) for c in figures]
+        return cells + [Cell(num(row.get(c))) for c, _ in _cols(d, COUNT)]
     snap = "; ".join(f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot)
-    cells += [Cell("changed", WARN), Cell(snap or "same", WARN if snap else None)]
+    if r.key_a is not None:
+        snap = f"from {d.gen.label(r.key_a)}" + (f"; {snap}" if snap else "")
+    changed = [ln for ln in r.lines if ln.changed]
+    cells += [Cell("changed", WARN),
+              Cell("; ".join(_line_change(ln) for ln in changed) or "no change",
+                   _lines_mark(changed)),
+              Cell(snap or "same", WARN if snap else None)]
     for col in figures:
         a, b = r.a.get(col), r.b.get(col)
         cells.append(Cell(_delta(a, b), None if same(a, b) else WARN))
@@ -99,18 +133,15 @@ def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
         a, b = r.a.get(col), r.b.get(col)
         cells.append(Cell(num(a)) if same(a, b) else
                       Cell(_pair(a, b, num), WARN))
-    changed = [ln for ln in r.lines if ln.changed]
-    cells.append(Cell("; ".join(_line_change(ln) for ln in changed) or "no change",
-                      _lines_mark(changed)))
     return cells
 
 
 def _sentence(d: RunDiff, r: RowDiff) -> Cell:
     if r.presence != BOTH:
-        other = "B" if r.presence == ONLY_A else "A"
+        other = "after" if r.presence == ONLY_A else "before"
         row = r.a if r.presence == ONLY_A else r.b
         return Cell(f"{d.gen.label(r.key)}: {r.presence} ({_describe(d, row)}; "
-                    f"{_verdict_of(d, r)}); run {other} has no such row", WARN)
+                    f"{_verdict_of(d, r)}); the run {other} has no such row", WARN)
     parts = [f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot]
     parts += [f"{c.label} {_pair(c.a, c.b, num)} ({_delta(c.a, c.b)})"
               for c in r.metrics]
@@ -123,15 +154,21 @@ def _sentence(d: RunDiff, r: RowDiff) -> Cell:
 
 
 def summary_line(d: RunDiff) -> str:
-    return (f"Summary: {len(d.compared)} row(s) compared, {len(d.changed)} changed, "
-            f"{len(d.unchanged)} unchanged; {len(d.only_a)} only in A, {len(d.only_b)} only "
-            f"in B; {len(d.flips)} assertion flip(s).")
+    better = sum(ln.status_b == S_PASS for _, ln in d.flips)
+    worse = sum(ln.status_b == S_FAIL for _, ln in d.flips)
+    paired = sum(r.key_a is not None for r in d.rows)
+    return (f"Summary: {len(d.compared)} row(s) compared"
+            + (f" ({paired} of them a new revision of the row before)" if paired else "")
+            + f", {len(d.changed)} changed, {len(d.unchanged)} unchanged; {len(d.only_a)} "
+            f"only before, {len(d.only_b)} only after; {len(d.flips)} line flip(s)"
+            + (f": {better} to pass, {worse} to fail" if d.flips else "") + ".")
 
 
 def banner(d: RunDiff) -> str | None:
     if not d.cross_version:
         return None
-    return (f"CROSS-VERSION DIFF: run A is metric_version {d.a.metric_version}, run B is "
+    return (f"CROSS-VERSION DIFF: the run before is metric_version {d.a.metric_version}, "
+            f"the run after is "
             f"metric_version {d.b.metric_version}. The metric definitions differ: these "
             "numbers are NOT comparable like for like (compared anyway because of "
             "--allow-cross-version).")
@@ -146,12 +183,57 @@ def _facts(d: RunDiff) -> Section:
         rows.append([Cell(label), Cell(num(a)), Cell(num(b)),
                      Cell("differs" if differs else "same",
                           loud.get(label) if differs else None)])
-    return Section("runs", "Runs", blocks=[Table(["fact", "A", "B", ""], rows)])
+    return Section("runs", "Runs", blocks=[Table(["fact", "before", "after", ""], rows)])
 
 
-def _document(d: RunDiff) -> tuple[str, list[Section]]:
-    """-> (title, sections): the one model both renderings print (banner apart)."""
-    title = f"{d.gen.name} diff {d.a.run_id} vs {d.b.run_id}"
+def _label(d: RunDiff, r: RowDiff) -> str:
+    """The row as people read it; a paired row names both revisions."""
+    if r.key_a is not None:
+        return f"{d.gen.label(r.key_a)} → {d.gen.label(r.key)}"
+    return d.gen.label(r.key)
+
+
+def _row_block(d: RunDiff, r: RowDiff) -> Section:
+    """One changed row, narrow enough to read at 1024 px: its table values, its lines
+    (coloured by direction for the line), its figures before → after."""
+    sec = Section("row-" + "-".join(str(v) for v in r.key), _label(d, r), 3)
+    items = []
+    if r.key_a is not None:
+        items.append(Cell("a new revision of the row: new seeds, so every figure is "
+                          "measured on other boards", WARN))
+    if r.snapshot:
+        items.append(Cell("table: " + "; ".join(f"{c.label} {_pair(c.a, c.b)}"
+                                                for c in r.snapshot), WARN))
+    words = {ln.name: ln.what for ln in d.gen.lines}
+    for ln in (x for x in r.lines if x.changed):
+        status = (f"{ln.status_a}{_ARROW}{ln.status_b}" if ln.flipped
+                  else f"still {ln.status_a}")
+        items.append(Cell(f"{ln.line} ({words.get(ln.line, ln.line)}): "
+                          f"{_pair(ln.observed_a, ln.observed_b, num)}, {status}",
+                          _mark_of(d, ln)))
+    if r.exits:
+        items.append(Cell("; ".join(f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits)))
+    sec.blocks.append(Bullets(items) if items else Para("Only the figures below moved."))
+    if r.metrics:
+        sec.blocks.append(Table(["figure", "before", "after", "change"], [
+            [Cell(c.label), Cell(num(c.a)), Cell(num(c.b)), Cell(_delta(c.a, c.b))]
+            for c in r.metrics]))
+    if r.other:
+        sec.blocks.append(Para(f"Other aggregate columns that differ: {', '.join(r.other)}."))
+    return sec
+
+
+def _report(run, here: str | None) -> str:
+    path = os.path.join(str(run.path), "report.html")
+    if here is None:
+        return f"{run.run_id} ({path})"
+    return f"[{run.run_id}]({os.path.relpath(path, here)})"
+
+
+def _document(d: RunDiff, here: str | None = None) -> tuple[str, list[Section]]:
+    """-> (title, sections): the one model both renderings print (banner apart); ``here``:
+    the folder the HTML page is written to (its links to the reports are relative)."""
+    title = f"{d.gen.name} diff: before {d.a.run_id} → after {d.b.run_id}"
     facts = {label: (a, b) for label, a, b in d.facts}
     def short(v) -> str:  # hashes: the first 12 characters say enough here
         return num(v)[:12]
@@ -161,43 +243,48 @@ def _document(d: RunDiff) -> tuple[str, list[Section]]:
         for what in ("table hash", "N", "metric_version") if what in facts)
     summary = Section("summary", "Summary", blocks=[
         Para(summary_line(d), strong=True),
-        Para(f"A = {d.a.run_id}, B = {d.b.run_id}; changes read B - A. Run level: "
-             f"{run_line}.")])
+        Bullets([Cell(f"before: {_report(d.a, here)}"), Cell(f"after: {_report(d.b, here)}"),
+                 Cell(f"run level: {run_line}; changes read after − before")])])
     if d.notes:
         summary.blocks.append(Bullets([Cell(n, WARN) for n in d.notes]))
 
-    listed = [r for r in d.rows if r.changed or r.presence != BOTH]
-    matrix = Section("matrix", "Row-by-row matrix (B - A)")
-    matrix.blocks.append(Para("Listed: rows that changed and rows present in one run only. "
-                              "Snapshot = the row's table values and N; '=' = identical "
-                              "stored value."))
-    if listed:
-        matrix.blocks.append(Table(
-            [*d.gen.key_fields, "row", "snapshot / N (A → B)"]
-            + [f"Δ {label}" for _, label in _cols(d, FIGURE)]
-            + [label for _, label in _cols(d, COUNT)] + ["lines (A → B)"],
-            [_matrix_row(d, r) for r in listed]))
-    unchanged = d.unchanged
-    matrix.blocks.append(Para(
-        f"Unchanged rows ({len(unchanged)}): "
-        + (", ".join(d.gen.label(r.key) for r in unchanged) if unchanged else "none") + "."))
-
-    changes = Section("changes", "Changes per row")
-    changes.blocks.append(Bullets([_sentence(d, r) for r in listed]) if listed
-                          else Para("No row changed and every row is in both runs."))
-
-    flips = Section("flips", "Assertion flips")
+    flips = Section("flips", "Lines that flipped")
+    by_key = {r.key: r for r in d.rows}
     if d.flips:
         flips.blocks.append(Table(
-            ["line", "row", "A", "B", "observed A → B"],
-            [[Cell(ln.line), Cell(d.gen.label(key)), Cell(ln.status_a),
-              Cell(ln.status_b, FAIL if ln.status_b == S_FAIL else
-                   BETTER if ln.status_b == S_PASS else WARN),
+            ["line", "row", "before", "after", "observed before → after"],
+            [[Cell(ln.line), Cell(_label(d, by_key[key])), Cell(ln.status_a),
+              Cell(ln.status_b, _mark_of(d, ln)),
               Cell(_pair(ln.observed_a, ln.observed_b, num))]
              for key, ln in d.flips]))
     else:
-        flips.blocks.append(Para("No assertion line flipped on a row present in both runs."))
-    return title, [summary, matrix, changes, flips, _facts(d)]
+        flips.blocks.append(Para("No line flipped on a row present in both runs."))
+
+    listed = [r for r in d.rows if r.changed or r.presence != BOTH]
+    changes = Section("changes", "Changes per row")
+    unchanged = d.unchanged
+    changes.blocks.append(Para(
+        f"Unchanged rows ({len(unchanged)}): "
+        + (", ".join(d.gen.label(r.key) for r in unchanged) if unchanged else "none") + "."))
+    alone = [r for r in listed if r.presence != BOTH]
+    if alone:
+        changes.blocks.append(Bullets([_sentence(d, r) for r in alone]))
+    blocks = [_row_block(d, r) for r in listed if r.presence == BOTH]
+    if not listed:
+        changes.blocks.append(Para("No row changed and every row is in both runs."))
+
+    matrix = Section("matrix", "Every compared value (after − before)")
+    matrix.blocks.append(Para("One table of the rows above: the snapshot (the row's table "
+                              "values and N), each figure's change ('=' = the same stored "
+                              "value), the counts and the lines. It is wide: it scrolls "
+                              "inside its frame."))
+    if listed:
+        matrix.blocks.append(Table(
+            [*d.gen.key_fields, "row", "lines (before → after)", "snapshot / N"]
+            + [f"Δ {label}" for _, label in _cols(d, FIGURE)]
+            + [label for _, label in _cols(d, COUNT)],
+            [_matrix_row(d, r) for r in listed]))
+    return title, [summary, flips, changes, *blocks, matrix, _facts(d)]
 
 
 # ----------------------------------------------------------------------------- renderers
@@ -208,8 +295,8 @@ def markdown(d: RunDiff) -> str:
     return render.markdown(title, sections, banner=banner(d))
 
 
-def html(d: RunDiff) -> str:
-    """One self-contained page: the Markdown's content, changed cells amber, flips to
-    fail red, flips to pass green."""
-    title, sections = _document(d)
+def html(d: RunDiff, here: str | None = None) -> str:
+    """One self-contained page: the Markdown's content, changed cells amber, worse for
+    the line red, better green; ``here``: the folder it is written to (report links)."""
+    title, sections = _document(d, here)
     return render.html(title, sections, legend=LEGEND, banner=banner(d))

@@ -66,8 +66,14 @@ LEGEND = legend()
 _MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")  # CommonMark raw HTML starts like this
 
 
+_PAGE_LINK = re.compile(r"\[([^\[\]]+)\]\(#[^()\s]*\)")  # a link to the HTML page's anchor
+
+
 def md_escape(s: str, in_table: bool = False) -> str:
-    s = str(s).replace("\\", "\\\\").replace("\r", " ").replace("\n", " ")
+    """Markdown-safe text; a link to an anchor of the HTML page keeps only its text (the
+    Markdown has no such anchors)."""
+    s = _PAGE_LINK.sub(r"\1", str(s))
+    s = s.replace("\\", "\\\\").replace("\r", " ").replace("\n", " ")
     if in_table:
         s = s.replace("|", "\\|")
     return _MD_TAG.sub(r"\\<", s)  # only a '<' that could open raw HTML; '0.0 < 0.95' stays

@@ -273,6 +273,10 @@ class TilegenAudit(Generator, Tune):
     def vary_many(self, catalog, key, changes: dict):
         return tune.vary(catalog, key, changes)
 
+    def lineage(self, key) -> tuple:
+        """(city, level): a proposal's new revision is the same level, made again."""
+        return tuple(key)[:2]
+
     def current_value(self, catalog, key, field: str) -> Any:
         (plan,) = self.plans(catalog, [key])
         return tune.current(plan, field)
