@@ -384,3 +384,31 @@ def test_every_command_a_tilegen_report_prints_runs_as_printed(main_run):
             assert f"--n {N}" in cmd, cmd  # at the audit's N, never the default
         p = subprocess.run(as_printed(cmd), capture_output=True, text=True, timeout=600)
         assert p.returncode in (0, 1), (cmd, p.stderr)
+
+
+def test_the_board_picture_is_the_board():
+    """The drill-down's stacked picture of a production board draws every piece once, at
+    its layer, lettered as the text view letters its element, outlined exactly when the
+    board says it is clickable at the start."""
+    from tilegen.audit.boards import board_svg
+    from tilegen.generate import generate_planned
+    from tilegen.render import code, element_index
+
+    cat = GENERATOR.load(None)
+    (plan,) = GENERATOR.plans(cat, [("beijing", 5, 1)])
+    result = generate_planned(plan, index=-1)
+    board = result.board
+    svg = board_svg(result, "beijing 5 r1, production board")
+    drawn = re.findall(r'<g data-piece="([^"]+)" data-element="([^"]+)" '
+                       r'data-clickable="([01])">.*?>([A-Z])</text>', svg)
+    idx = element_index(board)
+    assert sorted(d[0] for d in drawn) == sorted(p.id for p in board.pieces)
+    by_id = {p.id: p for p in board.pieces}
+    clickable = set(board.clickable())
+    for pid, element, free, letter in drawn:
+        assert element == by_id[pid].element_id and letter == code(idx[element])
+        assert (free == "1") == (pid in clickable)
+    # bottom layer first: a piece is drawn after every piece of the layers below it
+    layers = [by_id[d[0]].layer for d in drawn]
+    assert layers == sorted(layers)
+    assert f"{len(clickable)} clickable at the start" in svg and len(svg) < 20_000

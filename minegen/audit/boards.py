@@ -3,19 +3,26 @@
 ``exhibit(plan, index)`` makes board ``index`` of a row again (the audit's own seed:
 derive_at("board_gen", sigma(L, D) + index)) and draws it; it runs on a worker, where the
 kernels are loaded. What a cell shows, the same as the text view (``minegen generate``):
-a mine (dark disc), its number, fog (grey, the number the player does not see in grey
+a mine (dark), its number, fog (grey, the number the player does not see in grey
 italics), the 3x3 spawn (outlined), and the safe cells an informed player cannot open
-without a guess (amber). Every cell carries ``data-cell="x,y"`` and ``data-kind`` (mine,
-zero, number, fog, closed, ...) so a test reads the picture back.
+without a guess (amber); on a board missing fog regions (line B) also the cells eligible
+for fog, their largest 4-connected patch and the size a region needs. Each kind is one
+path carrying ``data-cells`` (the cells it draws), so a test reads the picture back, and
+a picture stays a few kilobytes.
 """
 
 from __future__ import annotations
 
 import html
 
+import numpy as np
 
-CELL = 12
-COLORS = {"mine": "#5d1010", "closed": "#ffd166", "fog": "#b0b0b0", "open": "#f7f7f7"}
+
+CELL = 16  # px per cell: numbers read without zoom
+COLORS = {"mine": "#5d1010", "closed": "#ffd166", "fog": "#b0b0b0", "open": "#f7f7f7",
+          "eligible": "#b7e4c7", "patch": "#2d6a4f"}
+# the kinds drawn as one path each (a cell may be several: fog over eligible, ...)
+LAYERS = ("eligible", "mine", "closed", "fog")
 
 
 def kinds(board) -> dict[tuple[int, int], set[str]]:
@@ -39,35 +46,109 @@ def kinds(board) -> dict[tuple[int, int], set[str]]:
     return out
 
 
-def board_svg(board, title: str) -> str:
+def eligible(board) -> np.ndarray:
+    """The cells a fog region of a ``safe_nonzero`` pool may take on this board before any
+    region is placed (docs/design.md, eligible cells): safe, numbered, outside the spawn
+    and its reach."""
+    return ~board.mines & (board.numbers >= 1) & ~board.reach & ~board.spawn_cells()
+
+
+def largest_patch(cells: np.ndarray) -> np.ndarray:
+    """The largest 4-connected component of ``cells`` (the first in row-major order on a
+    tie); empty when there is none."""
+    h, w = cells.shape
+    seen = np.zeros_like(cells)
+    best: list[tuple[int, int]] = []
+    for y0 in range(h):
+        for x0 in range(w):
+            if not cells[y0, x0] or seen[y0, x0]:
+                continue
+            comp, stack = [], [(x0, y0)]
+            seen[y0, x0] = True
+            while stack:
+                x, y = stack.pop()
+                comp.append((x, y))
+                for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                    if 0 <= nx < w and 0 <= ny < h and cells[ny, nx] and not seen[ny, nx]:
+                        seen[ny, nx] = True
+                        stack.append((nx, ny))
+            if len(comp) > len(best):
+                best = comp
+    out = np.zeros_like(cells)
+    for x, y in best:
+        out[y, x] = True
+    return out
+
+
+def _squares(cells) -> str:
+    return "".join(f"M{1 + x * CELL} {1 + y * CELL}h{CELL}v{CELL}h-{CELL}z" for x, y in cells)
+
+
+def board_svg(board, title: str, region: int = 0) -> str:
+    """The board as one light SVG: a path per kind of cell (each carrying ``data-cells``,
+    the cells it draws, so a test reads the picture back), one text per board row for the
+    numbers. ``region`` > 0 (a board missing fog regions): the cells eligible for fog and
+    their largest 4-connected patch are drawn, with the size a region needs."""
     w, h = board.width * CELL, board.height * CELL
-    vw = max(w + 2, 180)  # room for the legend on narrow boards
-    parts = [f'<svg viewBox="0 0 {vw} {h + 40}" width="{vw}" height="{h + 40}" '
-             f'class="board" role="img" font-family="system-ui, sans-serif" font-size="9">',
-             f"<title>{html.escape(title)}</title>"]
-    for (x, y), k in sorted(kinds(board).items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        px, py = 1 + x * CELL, 1 + y * CELL
-        fill = (COLORS["mine"] if "mine" in k else COLORS["fog"] if "fog" in k
-                else COLORS["closed"] if "closed" in k else COLORS["open"])
-        parts.append(f'<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="{fill}" '
-                     f'stroke="#ddd" stroke-width="0.5" data-cell="{x},{y}" '
-                     f'data-kind="{" ".join(sorted(k))}"/>')
-        n = int(board.numbers[y, x])
-        if "mine" not in k and n:
-            style = ' fill="#555" font-style="italic"' if "fog" in k else ""
-            parts.append(f'<text x="{px + CELL / 2:g}" y="{py + CELL - 3}" '
-                         f'text-anchor="middle"{style}>{n}</text>')
+    k = kinds(board)
+    layers: dict[str, list] = {name: [] for name in LAYERS}
+    elig = eligible(board) if region else None
+    for (x, y), kind in sorted(k.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        for name in ("mine", "closed", "fog"):
+            if name in kind:
+                layers[name].append((x, y))
+        if elig is not None and elig[y, x] and not ({"mine", "fog"} & kind):
+            layers["eligible"].append((x, y))
+    notes = []
+    if elig is not None:
+        patch = largest_patch(elig)
+        notes = [f"eligible for fog: {int(elig.sum())} cells;",
+                 f"largest 4-connected patch {int(patch.sum())} cells; a region needs {region}"]
+    vw = max(w + 2, 330)  # room for the legend and the notes on narrow boards
+    legend_h = 16 * (2 + len(notes))
+    parts = [f'<svg viewBox="0 0 {vw} {h + legend_h + 8}" width="{vw}" '
+             f'height="{h + legend_h + 8}" class="board" role="img" '
+             f'font-family="system-ui, sans-serif" font-size="11">',
+             f"<title>{html.escape(title)}</title>",
+             f'<rect x="1" y="1" width="{w}" height="{h}" fill="{COLORS["open"]}"/>']
+    for name in LAYERS:
+        if layers[name]:
+            cells = " ".join(f"{x},{y}" for x, y in layers[name])
+            parts.append(f'<path d="{_squares(layers[name])}" fill="{COLORS[name]}" '
+                         f'data-kind="{name}" data-cells="{cells}"/>')
+    if elig is not None and patch.any():
+        parts.append(f'<path d="{_squares(zip(*np.nonzero(patch.T)))}" fill="none" '
+                     f'stroke="{COLORS["patch"]}" stroke-width="1.5" data-kind="patch"/>')
+    grid = " ".join(f"M1 {1 + y * CELL}h{w}" for y in range(1, board.height)) + " " + \
+        " ".join(f"M{1 + x * CELL} 1v{h}" for x in range(1, board.width))
+    parts.append(f'<path d="{grid}" stroke="#ddd" stroke-width="0.5" fill="none"/>')
+    for y in range(board.height):  # one text per row: x positions, then the digits
+        for fogged in (False, True):
+            xs = [x for x in range(board.width) if not board.mines[y, x]
+                  and int(board.numbers[y, x]) and bool(board.fog[y, x]) == fogged]
+            if xs:
+                style = ' fill="#555" font-style="italic"' if fogged else ""
+                digits = "".join(str(int(board.numbers[y, x])) for x in xs)
+                pos = " ".join(f"{1 + x * CELL + CELL / 2:g}" for x in xs)
+                parts.append(f'<text x="{pos}" y="{1 + y * CELL + CELL - 4}" '
+                             f'text-anchor="middle"{style}>{digits}</text>')
     sx, sy = board.spawn
     parts.append(f'<rect x="{1 + (sx - 1) * CELL}" y="{1 + (sy - 1) * CELL}" '
                  f'width="{3 * CELL}" height="{3 * CELL}" fill="none" stroke="#1f77b4" '
                  f'stroke-width="1.5" data-kind="spawn-outline"/>')
     legend = [("mine", COLORS["mine"]), ("fog", COLORS["fog"]),
               ("needs a guess", COLORS["closed"]), ("spawn", "none")]
-    for k, (label, color) in enumerate(legend):  # two per line
-        x, y = 1 + (k % 2) * 90, h + 8 + (k // 2) * 14
-        stroke = ' stroke="#1f77b4"' if color == "none" else ""
-        parts.append(f'<rect x="{x}" y="{y}" width="9" height="9" fill="{color}"{stroke}/>'
-                     f'<text x="{x + 12}" y="{y + 8}">{label}</text>')
+    if elig is not None:
+        legend += [("eligible for fog", COLORS["eligible"]), ("largest patch", "patch")]
+    for i, (label, color) in enumerate(legend):  # three per line
+        x, y = 1 + (i % 3) * 110, h + 8 + (i // 3) * 16
+        stroke = (f' stroke="{COLORS["patch"]}"' if color == "patch" else
+                  ' stroke="#1f77b4"' if color == "none" else "")
+        fill = "none" if color in ("none", "patch") else color
+        parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{fill}"{stroke}/>'
+                     f'<text x="{x + 13}" y="{y + 9}">{label}</text>')
+    for i, note in enumerate(notes):
+        parts.append(f'<text x="1" y="{h + 8 + 16 * (2 + i) + 9}">{html.escape(note)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -82,10 +163,15 @@ def exhibit(plan, index: int, tiers: bool = True) -> str:
     from boardcore.streams import derive_at
 
     from ..rng import BOARD_GEN_STREAM, sigma
+    from ..table_model import region_target_size
 
     sig = sigma(plan.level, plan.depth)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DegradedBoardWarning, IllegalBoardWarning))
         board = generate_planned(plan, derive_at(BOARD_GEN_STREAM, sig + index), index, sig,
                                  tiers=tiers)
-    return board_svg(board, f"row ({plan.level}, {plan.depth}), board {index}")
+    missing = board.record.get("fog_shortfall", 0) > 0  # a B failure: show why fog did not fit
+    need = region_target_size(plan.row.board_width, plan.row.board_height,
+                              plan.row.fog_target_ratio, plan.row.fog_region_count)
+    return board_svg(board, f"row ({plan.level}, {plan.depth}), board {index}",
+                     region=need if missing else 0)

@@ -228,7 +228,7 @@ def line_charts(doc: AuditDoc) -> Section:
             xlabel=f"row, in key order (bands: {doc.key_fields[0]})", ylabel=ln.what, xs=xs,
             xticks=labels,
             ylim=(lo - pad_lo, hi + pad), shades=shades,
-            width=max(560, min(1200, 14 * len(xs))),
+            width=max(560, min(1200, 20 * len(xs))),
             series=[Series(ln.what, obs, "#1f3f77", width=1.2),
                     Series(f"threshold: {ln.requirement}", [ln.threshold] * len(xs),
                            "#d62728", dash="6 3", marker="none")],

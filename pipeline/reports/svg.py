@@ -22,6 +22,8 @@ from dataclasses import dataclass
 Values = Sequence[float | int | None]
 
 WIDTH, HEIGHT = 560, 300
+ROTATE = 55  # degrees x labels turn when they do not fit side by side
+ROTATE_SIN = math.sin(math.radians(ROTATE))
 LEFT, RIGHT, TOP, BOTTOM = 62, 18, 30, 46
 LEGEND_ROW = 18
 
@@ -156,25 +158,38 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
     labels = list(xticks) if xticks is not None else [_tick_label(x) for x in xs]
     widest = max((_text_width(lab) for lab in labels), default=0) + 6
     spacing = plot_w / max(1, len(xs))
-    stride = max(1, math.ceil(widest / spacing))
+    # every x labelled: labels that do not fit side by side are turned (never skipped)
+    turned = widest > spacing and xticks is not None
+    drop = widest * ROTATE_SIN if turned else 0.0  # the extra height turned labels take
+    stride = 1 if xticks is not None else max(1, math.ceil(widest / spacing))
     for i, (x, lab) in enumerate(zip(xs, labels)):
-        if i % stride == 0:
+        if i % stride:
+            continue
+        if turned:
+            out.append(f'<text transform="translate({_f(px(x) + 3)} {TOP + plot_h + 8}) '
+                       f'rotate(-{ROTATE})" text-anchor="end">{_e(lab)}</text>')
+        else:
             out.append(f'<text x="{_f(px(x))}" y="{TOP + plot_h + 14}" '
                        f'text-anchor="middle">{_e(lab)}</text>')
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
                f'stroke="#999"/>')
-    out.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{TOP + plot_h + 32}" '
+    out.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{TOP + plot_h + 32 + drop:.0f}" '
                f'text-anchor="middle">{_e(xlabel)}</text>')
     out.append(f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" '
                f'text-anchor="middle">{_e(ylabel)}</text>')
     for b in bands:
         out.append(_band(b, xs, px, py))
+    names = dict(zip(xs, labels))
     for s in series:
-        out.append(_series(s, xs, px, py))
+        out.append(_series(s, xs, px, py, names))
     for m in marks:
-        out.append(_marks(m, px, py))
-    out.append(_legend(legend_items, places, HEIGHT + 8))
+        out.append(_marks(m, px, py, names))
+    out.append(_legend(legend_items, places, HEIGHT + 8 + drop))
     out.append("</svg>")
+    if drop:  # the turned labels' height, added to the chart's
+        grown = height + math.ceil(drop)
+        out[0] = out[0].replace(f'0 0 {width} {height}"', f'0 0 {width} {grown}"', 1) \
+            .replace(f'height="{height}"', f'height="{grown}"', 1)
     return "".join(out)
 
 
@@ -210,7 +225,7 @@ def _band(b: Band, xs, px, py) -> str:
     return "".join(out)
 
 
-def _series(s: Series, xs, px, py) -> str:
+def _series(s: Series, xs, px, py, names: dict | None = None) -> str:
     out = []
     dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
     half = (xs[1] - xs[0]) / 2 if len(xs) > 1 else 0.5
@@ -225,13 +240,30 @@ def _series(s: Series, xs, px, py) -> str:
         out.append(f'<polyline points="{d}" fill="none" stroke="{s.color}" '
                    f'stroke-width="{s.width}"{dash} data-series="{_e(s.label)}"/>')
         for x, y in run:
-            out.append(_marker(s.marker, px(x), py(y), s.color, s.label, (x, y)))
+            out.append(_marker(s.marker, px(x), py(y), s.color, s.label, (x, y),
+                               _tip(names, x, s.label, y)))
     return "".join(out)
 
 
+def _tip(names: dict | None, x: float, label: str, y: float) -> str:
+    """The hover text of one point: its row, its series and its value."""
+    where = names.get(x, _tick_label(x)) if names else _tick_label(x)
+    return f"{where}: {label} {y:.4g}" if label else ""
+
+
 def _marker(kind: str, x: float, y: float, color: str, label: str,
-            value: tuple[float, float] | None = None) -> str:
-    """A point; with a label it names its series and (``value``) the data it stands for."""
+            value: tuple[float, float] | None = None, tip: str = "") -> str:
+    """A point; with a label it names its series and (``value``) the data it stands for;
+    ``tip``: the text a reader sees on hovering it."""
+    out = _marker_shape(kind, x, y, color, label, value)
+    if not tip or not out.endswith("/>"):
+        return out
+    tag = out[1:out.index(" ")]
+    return f"{out[:-2]}><title>{_e(tip)}</title></{tag}>"
+
+
+def _marker_shape(kind: str, x: float, y: float, color: str, label: str,
+                  value: tuple[float, float] | None = None) -> str:
     attr = ""
     if label:
         attr = f'data-series="{_e(label)}"'
@@ -254,9 +286,9 @@ def _marker(kind: str, x: float, y: float, color: str, label: str,
     return ""
 
 
-def _marks(m: Marks, px, py) -> str:
+def _marks(m: Marks, px, py, names: dict | None = None) -> str:
     return "".join(_marker(m.shape, px(float(x)), py(_num(y)), m.color, m.label,
-                           (float(x), _num(y)))
+                           (float(x), _num(y)), _tip(names, float(x), m.label, _num(y)))
                    for x, y in zip(m.xs, m.ys) if math.isfinite(_num(y)))
 
 

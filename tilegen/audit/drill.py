@@ -1,12 +1,10 @@
 """tilegen's part of the report's drill-down (``pipeline.reports.drill``: the engine builds
 it from the lines' explanations and moves): the first ladder rung that can move as a ready
-sweep, and per drilled row its production board and worst audit board, drawn as text on
-the cluster with their ``tilegen generate`` commands.
+sweep, and per drilled row its production board and worst audit board, drawn on the
+cluster (stacked SVG, ``boards``) with their ``tilegen generate`` commands.
 """
 
 from __future__ import annotations
-
-import html
 
 from pipeline.analysis.lines import Line
 from pipeline.reports.drill import Drill
@@ -45,7 +43,6 @@ DRILL = Drill(
     boards=boards,
     generate=lambda key, i: ("tilegen", "generate", key[0], key[1], "--revision", key[2],
                              "--index", i),
-    picture=lambda text: f'<pre class="board">{html.escape(text)}</pre>',
     sweep=first_rung,
     field_words=((DENSITY_CLASS, "0 low, 1 medium, 2 medium_high, 3 high"),),
     intro="Per failing row: each hard line it fails and by how much, the rungs of the 05 §16 "

@@ -221,12 +221,15 @@ class TilegenAudit(Generator, Tune):
         return sections.sections(doc, self)
 
     def exhibit(self, plan, index: int) -> str:
-        """Board ``index`` of the row (-1: production) drawn as text (``tilegen generate``'s
-        own drawing: layers side by side, clickable pieces bracketed)."""
+        """Board ``index`` of the row (-1: production) drawn as stacked SVG (``boards``:
+        layers offset, clickable pieces outlined, elements lettered as the text view of
+        ``tilegen generate`` letters them)."""
         from ..generate import generate_planned
-        from ..render import draw_board
+        from .boards import board_svg
 
-        return draw_board(generate_planned(plan, index=index))
+        which = "production board" if index == -1 else f"audit board {index}"
+        return board_svg(generate_planned(plan, index=index),
+                         f"{self.label(plan.key)}, {which}")
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > Q_RISK))
