@@ -40,6 +40,7 @@ from boardcore.toml_patch import toml_value
 from .analysis.cost import Cost
 from .analysis.lines import Line
 from .reports.drill import Drill, wanted
+from .reports.intent import Intent
 
 ENTRY_POINT_GROUP = "minegen.generators"
 DEFAULT_GENERATOR = "minegen"
@@ -94,6 +95,7 @@ class Generator(ABC):
     max_boards: int = 1 << 16  # largest N per row: every generator declares one
     default_root: str | None = None  # the root load(None) reads (printed commands omit it)
     drill = Drill()  # the game's part of the report's drill-down (boards, sweeps)
+    intents: tuple[Intent, ...] = ()  # what a row asks vs what it delivers (first panel)
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
     # The index of a row's first board (an int <= 0). A row of N boards runs boards

@@ -160,8 +160,9 @@ def test_cli_by_run_id_writes_self_contained_html_under_diffs(runs, tmp_path):
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and "density 0.12 → 0.14" in text
     lowered = text.lower()
-    for external in ("http://", "https://", "<script", "<link", "src=", "@import"):
+    for external in ("http://", "https://", "<script src", "<link", "src=", "@import"):
         assert external not in lowered
+    assert lowered.count("<script") == 1  # the inline table sorter, nothing fetched
 
 
 def test_unknown_or_ambiguous_run_is_bad_input(runs, tmp_path):

@@ -8,6 +8,7 @@ designer opens it for: the verdict, a failing row's drill-down and a board pictu
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -45,21 +46,28 @@ def browser():
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
-    """The pages of real runs: both audits (twice for minegen, for a diff) and a sweep."""
+    """The pages of real runs: both audits (twice for minegen, for a diff), a sweep, a tune
+    of each generator (from its audit) and the output folder's index."""
     out = tmp_path_factory.mktemp("pages")
     for args in (("audit", "--n", 32), ("audit", "--n", 32),
-                 ("audit", "--generator", "tilegen", "--n", 4),
+                 ("audit", "--generator", "tilegen", "--n", 8),
                  ("sweep", "--row", "3:4", "--vary", "fog_target_ratio=0.02:0.06:0.02",
-                  "--n", 16)):
+                  "--n", 16),
+                 ("tune", "--run", "LATEST", "--n", 32),
+                 ("tune", "--generator", "tilegen", "--run", "LATEST", "--n", 8)):
         p = cli(*args, "--workers", 2, "--out", out)
         assert p.returncode in (0, 1), p.stderr
     mine = sorted((out / "metric_v1").glob("2*"))
     p = cli("diff", mine[0].name, mine[1].name, "--out", out)
     assert p.returncode == 0, p.stderr
+    tunes = {json.loads((t / "tune.json").read_text())["generator"]: t / "tune.html"
+             for t in (out / "tune").iterdir()}
     return {"minegen audit": mine[-1] / "report.html",
             "tilegen audit": next((out / "tilegen" / "metric_v1").glob("2*")) / "report.html",
             "diff": next((out / "diffs").glob("*.html")),
-            "sweep": next((out / "sweeps").glob("*/sweep.html"))}
+            "sweep": next((out / "sweeps").glob("*/sweep.html")),
+            "minegen tune": tunes["minegen"], "tilegen tune": tunes["tilegen"],
+            "index": out / "index.html"}
 
 
 def open_page(browser, path: Path):
@@ -72,7 +80,8 @@ def open_page(browser, path: Path):
     return page, errors
 
 
-@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "sweep"])
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "sweep",
+                                  "minegen tune", "tilegen tune", "index"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
     page, errors = open_page(browser, pages[name])
     try:
@@ -89,7 +98,8 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
     page, _ = open_page(browser, pages[name])
     try:
         assert page.locator("#verdict").is_visible()
-        assert "FAIL" in page.locator("#verdict ~ p").first.inner_text()
+        assert "FAIL" in page.locator("details:has(#verdict)").inner_text()
+        assert page.locator("#intent").is_visible()  # what the table asks vs delivers
         row = page.locator("h3[id^='drill-']").first
         row.scroll_into_view_if_needed()
         assert row.is_visible() and "fails" in row.inner_text()
@@ -97,5 +107,53 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
         board.scroll_into_view_if_needed()
         assert board.is_visible() and board.bounding_box()["width"] > 100
         assert "generate" in board.locator("figcaption").inner_text()
+    finally:
+        page.close()
+
+
+def test_the_tune_page_says_what_to_change_and_how(browser, pages):
+    page, errors = open_page(browser, pages["minegen tune"])
+    try:
+        assert errors == []
+        summary = page.locator("details:has(#summary)")
+        assert summary.is_visible() and "fail a hard line" in summary.inner_text()
+        assert page.locator("#how").is_visible()  # how the tune chose
+        links = page.locator("details:has(#runs) a")
+        assert links.count() >= 2  # the baseline and the proposed audit
+        page.locator("details:has(#runs) a").first.click()
+        page.wait_for_load_state("load")
+        assert page.locator("#verdict").is_visible()  # the link lands on a report
+    finally:
+        page.close()
+
+
+def test_the_index_lists_the_runs_and_links_them(browser, pages):
+    page, errors = open_page(browser, pages["index"])
+    try:
+        assert errors == []
+        runs = page.locator("details:has(#runs) tbody tr")
+        assert runs.count() == 3  # two minegen audits and a tilegen one
+        assert page.locator("#trend-1").is_visible() and page.locator("#lines").count() == 1
+        page.locator("details:has(#runs) tbody tr a").first.click()
+        page.wait_for_load_state("load")
+        assert page.locator("#verdict").is_visible()
+    finally:
+        page.close()
+
+
+def test_a_table_sorts_and_a_section_folds(browser, pages):
+    page, errors = open_page(browser, pages["minegen audit"])
+    try:
+        table = page.locator("details:has(#intent) table")
+        first_col = "Array.from(t.tBodies[0].rows, r => r.cells[1].textContent)"
+        before = table.evaluate(f"t => {first_col}")
+        table.locator("th").nth(1).click()  # mines per board, ascending by its first number
+        after = table.evaluate(f"t => {first_col}")
+        assert sorted(after) == sorted(before) and after != before
+        asked = [float(v.split(" → ")[0]) for v in after]
+        assert asked == sorted(asked)
+        page.locator("summary:has(#verdict)").click()  # fold the verdict
+        assert page.locator("details:has(#verdict)").evaluate("d => d.open") is False
+        assert errors == []
     finally:
         page.close()

@@ -177,7 +177,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
         v["holds"] for v in doc["values"]]
     page = (res.sweep_dir / "sweep.html").read_text(encoding="utf-8")
     assert "<svg" in page and 'id="plot-sweep-A"' in page
-    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert "http://" not in page and "https://" not in page and "<script src" not in page
     assert "| 0.15 |" in (res.sweep_dir / "sweep.md").read_text(encoding="utf-8")
 
 

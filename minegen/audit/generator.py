@@ -252,6 +252,7 @@ class MinegenAudit(Generator, Tune):
 
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
+    intents = sections.INTENTS
     table_file = "board_gen.toml"
 
     def locked(self, catalog: Tables, key) -> bool:

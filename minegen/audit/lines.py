@@ -58,7 +58,16 @@ def _b(row: dict, line: Line) -> str:
             f"needs a 4-connected patch of {t} eligible cells (safe, numbered, outside the "
             f"spawn's reach), and on a {row['width']}x{row['height']} board with "
             f"{row['mines_mean']:.1f} mines on average those cells form thin bands around the "
-            "mines.")
+            "mines" + _drift(row) + ".")
+
+
+def _drift(row: dict) -> str:
+    """A row whose mines the remove-only rule eats: raising mine_density helps less."""
+    planned, placed = row.get("planned_mines"), row.get("mines_mean")
+    if not planned or placed is None or placed >= (1 - MINE_DRIFT_WARN) * planned:
+        return ""
+    return (f"; the table plans {planned} mines but the remove-only rule leaves "
+            f"{placed:.1f}, so raising mine_density adds fewer numbered cells than it seems")
 
 
 def _b_prime(row: dict, line: Line) -> str:

@@ -14,8 +14,29 @@ from pipeline.reports.document import (
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 from pipeline.reports.tables import Col, by_group, row_table
 
+from pipeline.reports.intent import Intent
+
 from . import drill
 from .lines import MINE_DRIFT_WARN
+from .tune import fog_asked
+
+KEEP = 1 - MINE_DRIFT_WARN  # a row delivering under 75 % of an ask is marked
+
+# What a row's table asks and what its boards deliver (the report's first panel).
+INTENTS = (
+    Intent("mines per board", lambda r: r["planned_mines"], lambda r: r["mines_mean"],
+           lambda a, g, r: g < KEEP * a, f"place under {100 * KEEP:.0f} % of the mines they plan",
+           "the remove-only mine rule: stage 2 removes the mines around the spawn's opening "
+           "and never redraws them (mine drift)"),
+    Intent("fog cells per board", fog_asked, lambda r: r["fog_cells_mean"],
+           lambda a, g, r: a > 0 and g < KEEP * a,
+           f"place under {100 * KEEP:.0f} % of the fog cells they ask",
+           "regions that do not fit in the eligible cells (line B)"),
+    Intent("inferability (target → p10)", lambda r: r["inferability_target"],
+           lambda r: r["inferability_p10"], lambda a, g, r: g < a,
+           "have a tenth of their boards below the target", "line A counts them",
+           digits=3),
+)
 
 
 

@@ -18,6 +18,7 @@ from . import drill, render
 from .document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
 )
+from . import intent
 from .svg import Marks, Series, Shade, line_chart
 
 FACT_KEYS = [("run id", "run_id"), ("created (UTC)", "created_utc"),
@@ -247,7 +248,8 @@ def line_charts(doc: AuditDoc) -> Section:
 def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, list[Section]]:
     title = f"{doc.manifest.get('generator', 'minegen')} audit " \
             f"{doc.manifest.get('run_id', '(no run id)')}"
-    return title, [_verdict(doc), _lines(doc), line_charts(doc),
+    panel = intent.section(doc)
+    return title, [_verdict(doc), *([panel] if panel else []), _lines(doc), line_charts(doc),
                    *drill.drill_down(doc, RunHints(doc.manifest, doc.gen.default_root)),
                    *generator_sections,
                    *facts_sections(doc.manifest, FACT_KEYS)]

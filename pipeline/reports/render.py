@@ -33,6 +33,8 @@ figure{margin:0;min-width:0;max-width:100%}pre{overflow-x:auto;max-width:100%}
 figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-width:35rem}
 .banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
 border-radius:.3rem}
+details>summary{cursor:pointer}summary>h2{display:inline-block;width:calc(100% - 1.5rem);
+margin-bottom:.4rem}th.sortable{cursor:pointer}th.sortable:hover{background:#e6e6e6}
 """
 def h(s) -> str:
     return _html.escape(str(s), quote=True)
@@ -147,9 +149,17 @@ def _figure(f: Figure) -> str:
 
 
 def html_sections(sections: list[Section]) -> list[str]:
+    """The sections; each top-level one is a ``<details>`` a reader may fold (open)."""
     out = []
+    folded = False
     for sec in sections:
-        out.append(f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>')
+        heading = f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>'
+        if sec.depth == 2:
+            out.append(("</details>" if folded else "") + f"<details open><summary>{heading}"
+                       "</summary>")
+            folded = True
+        else:
+            out.append(heading)
         for b in sec.blocks:
             if isinstance(b, Para):
                 out.append(f"<p><strong>{inline(b.text)}</strong></p>" if b.strong
@@ -168,7 +178,37 @@ def html_sections(sections: list[Section]) -> list[str]:
                 out.append((f"<h{sec.depth + 1}>{h(b.heading)}</h{sec.depth + 1}>"
                             if b.heading else "") + '<div class="plots">'
                            + "".join(_figure(f) for f in b.figures) + "</div>")
-    return out
+    return out + (["</details>"] if folded else [])
+
+
+# Click a column heading to sort a table by it (numbers as numbers; again: reversed).
+# Inline and self-contained: nothing is fetched.
+SORT_SCRIPT = """<script>
+document.querySelectorAll("table").forEach(function (t) {
+  var body = t.tBodies[0];
+  if (!t.tHead || !body || body.rows.length < 3) return;
+  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th, i) {
+    th.title = "sort by this column";
+    th.className += " sortable";
+    th.addEventListener("click", function () {
+      var dir = th.getAttribute("data-dir") === "asc" ? -1 : 1;
+      th.setAttribute("data-dir", dir > 0 ? "asc" : "desc");
+      var key = function (r) {
+        var s = r.cells[i] ? r.cells[i].textContent : "";
+        var n = parseFloat(s.replace(/^[^-0-9.]+/, ""));
+        return isNaN(n) ? s : n;
+      };
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (typeof x !== typeof y) return (typeof x === "number" ? -1 : 1) * dir;
+        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+</script>"""
 
 
 def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None = None,
@@ -184,9 +224,11 @@ def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None =
         out.append(f'<p class="banner" id="cross-version">WARNING: {h(banner)}</p>')
     out += [f"<h1>{h(title)}{badge_html}</h1>", legend,
             "<nav><p>" + " · ".join(f'<a href="#{h(s.anchor)}">{h(s.title)}</a>'
-                                     for s in sections if s.depth == 2) + "</p></nav>"]
+                                     for s in sections if s.depth == 2) + "</p>"
+            '<p class="na">Click a section\'s heading to fold it, a column\'s heading to sort '
+            "its table.</p></nav>"]
     out += html_sections(sections)
-    out += ["</body>", "</html>"]
+    out += [SORT_SCRIPT, "</body>", "</html>"]
     return "\n".join(out) + "\n"
 
 

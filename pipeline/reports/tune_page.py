@@ -216,17 +216,20 @@ def _how(doc: dict) -> Section:
 
 
 def _links(doc: dict, here: str | None) -> Section:
-    def rel(p: str) -> str:
-        return os.path.relpath(p, here) if here else p
+    """The runs the tune made and read, linked relative to the page's folder (``here``)."""
+    def link(text: str, path: str) -> str:
+        return f"[{text}]({os.path.relpath(path, here)})" if here else f"{text} ({path})"
 
+    base = os.path.join(doc["baseline_run"], "report.html")
+    prop = os.path.join(doc["proposed_run"], "report.html")
     sec = Section("runs", "Runs")
     sec.blocks.append(Bullets([
-        Cell(f"the baseline audit: {rel(os.path.join(doc['baseline_run'], 'report.html'))}"),
-        Cell(f"the proposed tables' audit: "
-             f"{rel(os.path.join(doc['proposed_run'], 'report.html'))} "
-             f"(exit {doc['proposed_exit_code']})"),
-        Cell("what moved between them: diff.html (diff.md)"),
-        Cell(f"the proposed table root: {rel(os.path.join(here or '.', 'tables'))}"),
+        Cell(link("the baseline audit", base)),
+        Cell(link("the proposed tables' audit", prop) + f" (exit {doc['proposed_exit_code']})"),
+        Cell(link("what moved between them", os.path.join(here, "diff.html")) if here
+             else "what moved between them: diff.html (diff.md)"),
+        Cell(link("the proposed table root", os.path.join(here, "tables")) if here
+             else "the proposed table root: tables/"),
     ]))
     return sec
 

@@ -290,6 +290,7 @@ class TilegenAudit(Generator, Tune):
 
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
+    intents = sections.INTENTS
     table_file = tune.PRESETS
 
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:

@@ -16,8 +16,32 @@ from pipeline.reports.document import (
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 from pipeline.reports.tables import Col, by_group, row_table
 
+from pipeline.reports.intent import Intent
+
 from ..codes import MAX_ATTEMPTS
 from .lines import CHECKS, Q_RISK, band_text, pct
+
+
+def _outside(row: dict, v: float) -> bool:
+    lo, hi = row.get("tool_free_min"), row.get("tool_free_max")
+    return lo is not None and (v < lo or (hi is not None and hi < 1 and v > hi))
+
+
+# What a row's table asks and what its boards deliver (the report's first panel).
+INTENTS = (
+    Intent("tool-free pass rate (target → p50)", lambda r: r["target_pass_rate"],
+           lambda r: r["tool_free_pass_rate_p50"], lambda a, g, r: _outside(r, g),
+           "play outside the level's tool-free band at the median",
+           "lines G-TF and Q count the boards", digits=2,
+           asked_text=lambda r: f"{r['target_pass_rate']:.2f} (band {band_text(r)})"),
+    Intent("tool-assisted pass rate (minimum → p50)", lambda r: r["tool_assist_min"],
+           lambda r: r["tool_assist_pass_rate_p50"], lambda a, g, r: g < a,
+           "fall below the tool-assisted minimum at the median", "line G-TA", digits=2),
+    Intent("clickable at the start (minimum → p50)", lambda r: r["clickable_min"],
+           lambda r: r["initial_clickable_ratio_p50"], lambda a, g, r: g < a,
+           "open with fewer clickable pieces than the minimum at the median", "line G-ICR",
+           digits=2),
+)
 
 
 def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure]:
