@@ -12,6 +12,7 @@ import html as _html
 import re
 from pathlib import Path
 
+from . import glossary
 from .document import BETTER, FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table
 
 CSS = """
@@ -33,7 +34,7 @@ figure{margin:0;min-width:0;max-width:100%}pre{overflow-x:auto;max-width:100%}
 figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-width:35rem}
 .banner{background:#c62828;color:#fff;font-weight:700;font-size:1.1rem;padding:.8rem 1rem;
 border-radius:.3rem}
-details>summary{cursor:pointer}summary>h2{display:inline-block;width:calc(100% - 1.5rem);
+abbr[title]{text-decoration:underline dotted #888;cursor:help}details>summary{cursor:pointer}summary>h2{display:inline-block;width:calc(100% - 1.5rem);
 margin-bottom:.4rem}th.sortable{cursor:pointer}th.sortable:hover{background:#e6e6e6}
 """
 def h(s) -> str:
@@ -148,10 +149,16 @@ def _figure(f: Figure) -> str:
             "</figure>")
 
 
-def html_sections(sections: list[Section]) -> list[str]:
-    """The sections; each top-level one is a ``<details>`` a reader may fold (open)."""
+def html_sections(sections: list[Section], words: dict[str, str] | None = None) -> list[str]:
+    """The sections; each top-level one is a ``<details>`` a reader may fold (open);
+    ``words`` (term -> definition): hover text on each block's first use of a term."""
     out = []
     folded = False
+
+    def add(text: str) -> None:
+        out.append(glossary.hover(text, words, h) if words and sec.anchor != "words"
+                   else text)
+
     for sec in sections:
         heading = f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>'
         if sec.depth == 2:
@@ -162,16 +169,16 @@ def html_sections(sections: list[Section]) -> list[str]:
             out.append(heading)
         for b in sec.blocks:
             if isinstance(b, Para):
-                out.append(f"<p><strong>{inline(b.text)}</strong></p>" if b.strong
-                           else f"<p>{inline(b.text)}</p>")
+                add(f"<p><strong>{inline(b.text)}</strong></p>" if b.strong
+                    else f"<p>{inline(b.text)}</p>")
             elif isinstance(b, Bullets):
-                out.append("<ul>" + "".join(_html_cell(c, "li") for c in b.items) + "</ul>")
+                add("<ul>" + "".join(_html_cell(c, "li") for c in b.items) + "</ul>")
             elif isinstance(b, Table):
                 head = "".join(f"<th>{h(x)}</th>" for x in b.headers)
                 body = "".join("<tr>" + "".join(_html_cell(c) for c in r) + "</tr>"
                                for r in b.rows)
-                out.append(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
-                           f"<tbody>{body}</tbody></table></div>")
+                add(f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                    f"<tbody>{body}</tbody></table></div>")
             elif isinstance(b, Figure):
                 out.append(_figure(b))
             elif isinstance(b, Figures):
@@ -214,7 +221,10 @@ document.querySelectorAll("table").forEach(function (t) {
 def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None = None,
          legend: str = LEGEND, banner: str | None = None, css: str = CSS) -> str:
     """One self-contained page: title (with a pass/fail badge), legend, navigation of the
-    top-level sections, then the sections."""
+    top-level sections, then the sections, and the page's words defined (``glossary``)."""
+    words = glossary.used(sections)
+    if words:
+        sections = [*sections, glossary.section(words)]
     badge_html = f' <span class="badge {h(badge[1])}">{h(badge[0])}</span>' if badge else ""
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -227,7 +237,7 @@ def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None =
                                      for s in sections if s.depth == 2) + "</p>"
             '<p class="na">Click a section\'s heading to fold it, a column\'s heading to sort '
             "its table.</p></nav>"]
-    out += html_sections(sections)
+    out += html_sections(sections, words)
     out += [SORT_SCRIPT, "</body>", "</html>"]
     return "\n".join(out) + "\n"
 
