@@ -96,6 +96,9 @@ class Generator(ABC):
     default_root: str | None = None  # the root load(None) reads (printed commands omit it)
     drill = Drill()  # the game's part of the report's drill-down (boards, sweeps)
     intents: tuple[Intent, ...] = ()  # what a row asks vs what it delivers (first panel)
+    # (word as the pages write it, docs/glossary.md term): the game's own words that pages
+    # define although they are plain words ("core", "tier"), and aliases of glossary terms
+    jargon: tuple[tuple[str, str], ...] = ()
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
     # The index of a row's first board (an int <= 0). A row of N boards runs boards

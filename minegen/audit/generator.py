@@ -253,6 +253,9 @@ class MinegenAudit(Generator, Tune):
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
     intents = sections.INTENTS
+    jargon = (("core", "core"), ("tier", "tier"), ("tiers", "tier"),
+              ("remove-only rule", "remove-only clearing"),
+              ("remove-only mine rule", "remove-only clearing"))
     table_file = "board_gen.toml"
 
     def locked(self, catalog: Tables, key) -> bool:

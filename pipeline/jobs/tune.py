@@ -103,7 +103,7 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                              ) from None
     doc.update(tune_id=folder.name, created_utc=created.isoformat(timespec="seconds"),
                generator=gen.name, generator_ref=ref, rules_doc=gen.rules_doc,
-               table_file=gen.table_file,
+               table_file=gen.table_file, jargon=[list(j) for j in gen.jargon],
                tables=str(catalog.root), table_hash=catalog.content_hash, n=a.n,
                apply_command=hints.audit_command("tune", "--apply", folder.name,
                                                  generator=ref, out=a.out),

@@ -265,4 +265,4 @@ def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
     title, sections = document(doc, generator_sections)
     verdict = "PASS" if doc.ok else "FAIL"
     return render.html(title, sections, badge=(verdict, verdict.lower()),
-                       legend=render.legend(doc.rules_doc))
+                       legend=render.legend(doc.rules_doc), jargon=doc.gen.jargon)

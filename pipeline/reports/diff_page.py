@@ -299,4 +299,4 @@ def html(d: RunDiff, here: str | None = None) -> str:
     """One self-contained page: the Markdown's content, changed cells amber, worse for
     the line red, better green; ``here``: the folder it is written to (report links)."""
     title, sections = _document(d, here)
-    return render.html(title, sections, legend=LEGEND, banner=banner(d))
+    return render.html(title, sections, legend=LEGEND, banner=banner(d), jargon=d.gen.jargon)

@@ -2,9 +2,11 @@
 repository's glossary (docs/glossary.md: ``**term** — definition``), shown as hover text
 where they occur and as a "Words on this page" section at its end.
 
-Only codes and jargon are picked (a term with a digit, a capital, an underscore, a dash or
-a symbol, or one of ``JARGON``): plain words (row, board, target) need no definition. A
-checkout without docs/glossary.md (an installed copy) gets pages without it.
+Only codes and jargon are picked: a term with a digit, a capital, an underscore or a symbol,
+a term of several words ("within noise", "hard line"), or one of the generator's own words
+(``Generator.jargon``: "core", "tier" ..., and its aliases of glossary terms); plain words
+(row, board, target) need no definition. A checkout without docs/glossary.md (an installed
+copy) gets pages without it.
 """
 
 from __future__ import annotations
@@ -16,14 +18,6 @@ from pathlib import Path
 from .document import Bullets, Cell, Figure, Figures, Para, Section, Table
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"
-JARGON = {"core", "tier", "within noise", "hard line", "advisory", "mine drift",
-          "remove-only clearing", "eligible cells", "near miss", "raw pass rate",
-          "accepted pass rate", "band", "gate", "doomed", "soft deadlock", "hard deadlock",
-          "bypass", "slot", "fog burden", "shortfall", "structural thresholds", "drill-down",
-          "difficulty curve", "production board", "returned board", "revision",
-          "rule variants", "tuning order", "clickable", "occluder", "overlap graph"}
-ALIASES = {"remove-only rule": "remove-only clearing",
-           "remove-only mine rule": "remove-only clearing"}
 _ENTRY = re.compile(r"^\*\*(.+?)\*\*(?: \([^)]*\))? — (.*)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 
@@ -66,9 +60,7 @@ def _names(term: str) -> list[str]:
 
 
 def _wanted(term: str) -> bool:
-    if term in JARGON:
-        return True
-    return len(term) >= 2 and bool(re.search(r"[\d_A-Z\-③§]", term)) and term != "N"
+    return len(term) >= 2 and term != "N" and bool(re.search(r"[\d_A-Z\-③§ ]", term))
 
 
 def _pattern(term: str) -> re.Pattern:
@@ -95,17 +87,19 @@ def _texts(sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def used(sections: list[Section]) -> dict[str, str]:
-    """The glossary's codes and jargon that occur on the page: {as written: definition}."""
+def used(sections: list[Section], jargon: tuple[tuple[str, str], ...] = ()
+         ) -> dict[str, str]:
+    """The glossary's codes and jargon that occur on the page: {as written: definition};
+    ``jargon``: (word as pages write it, glossary term) of the page's generator."""
     text = _texts(sections)
     known = entries()
     found = {}
     for term, definition in sorted(known.items()):
         if _wanted(term) and _pattern(term).search(text):
             found[term] = definition
-    for alias, term in ALIASES.items():
-        if term in known and _pattern(alias).search(text):
-            found[alias] = known[term]
+    for word, term in jargon:
+        if term in known and _pattern(word).search(text):
+            found[word] = known[term]
     return found
 
 

@@ -219,10 +219,11 @@ document.querySelectorAll("table").forEach(function (t) {
 
 
 def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None = None,
-         legend: str = LEGEND, banner: str | None = None, css: str = CSS) -> str:
+         legend: str = LEGEND, banner: str | None = None, css: str = CSS,
+         jargon: tuple[tuple[str, str], ...] = ()) -> str:
     """One self-contained page: title (with a pass/fail badge), legend, navigation of the
     top-level sections, then the sections, and the page's words defined (``glossary``)."""
-    words = glossary.used(sections)
+    words = glossary.used(sections, jargon)
     if words:
         sections = [*sections, glossary.section(words)]
     badge_html = f' <span class="badge {h(badge[1])}">{h(badge[0])}</span>' if badge else ""

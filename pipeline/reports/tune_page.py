@@ -245,4 +245,5 @@ def html(doc: dict, here: str) -> str:
     return render.html(f"{doc['generator']} tune {doc['tune_id']}", document(doc, here),
                        badge=("proposed tables pass" if ok else "still failing",
                               "pass" if ok else "fail"),
-                       legend=render.legend(doc.get("rules_doc", "docs/design.md")))
+                       legend=render.legend(doc.get("rules_doc", "docs/design.md")),
+                       jargon=tuple(tuple(j) for j in doc.get("jargon", ())))

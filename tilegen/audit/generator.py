@@ -291,6 +291,8 @@ class TilegenAudit(Generator, Tune):
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
     intents = sections.INTENTS
+    jargon = tuple((w, w) for w in ("band", "gate", "slot", "bypass", "doomed", "clickable",
+                                    "revision", "triple", "occluder"))
     table_file = tune.PRESETS
 
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
