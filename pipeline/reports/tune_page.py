@@ -140,8 +140,9 @@ def _row_section(doc: dict, r: dict) -> Section:
     for f in r.get("flagged", []):
         items.append(Cell(f"holds only by removing most of a feature: {f['change']} — "
                           + "; ".join(f["flags"]), WARN))
-    fields = sorted({c["field"] for c in r["tried"] if c.get("status") == "ok"
-                     and " + " not in c["field"]})
+    names = doc.get("field_names", {})  # a knob as the table file names it
+    fields = sorted({names.get(c["field"], c["field"]) for c in r["tried"]
+                     if c.get("status") == "ok" and " + " not in c["field"]})
     ran = sum(c.get("status") == "ok" for c in r["tried"])
     items.append(Cell(f"tried {ran} valid candidate(s): {', '.join(fields) or 'no field'} one "
                       "at a time" + (", then pairs of them" if r.get("pairs_searched") else "")))
