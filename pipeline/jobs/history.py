@@ -11,29 +11,20 @@ a folder it cannot read is listed as unreadable, never fatal.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..generator import load_generator
 from ..reports import index_page
 from ..store import atomic
-from .runs import list_runs
+from .runs import json_or_empty, list_runs
 
 TREND_RUNS = 7  # the runs of one lineage a trend shows (a week of nightly runs)
 INDEX = "index.html"
 
 
-def _json(path: Path) -> dict:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        return doc if isinstance(doc, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _run(entry, out: Path, labels) -> dict:
-    m = _json(entry.path / "manifest.json")
-    res = _json(entry.path / "assertions.json")
+    m = json_or_empty(entry.path / "manifest.json")
+    res = json_or_empty(entry.path / "assertions.json")
     keys = tuple(m.get("key_fields") or ())
     results = res.get("results") if isinstance(res.get("results"), list) else []
     fails: dict[str, dict[str, object]] = {}
@@ -90,7 +81,7 @@ def gather(out: str | Path) -> dict:
     audits = [_run(e, root, gens) for e in list_runs(str(root)) if e.state == "finished"]
     tunes = []
     for f in sorted(root.glob("tune/*/tune.json")):
-        t = _json(f)
+        t = json_or_empty(f)
         tunes.append({"id": f.parent.name, "generator": t.get("generator", "?"),
                       "page": str(f.parent.relative_to(root) / "tune.html"),
                       "baseline": str(Path(t.get("baseline_run", "")).resolve()),
@@ -99,7 +90,7 @@ def gather(out: str | Path) -> dict:
                       "fixed": sum(1 for r in t.get("rows") or [] if r.get("change"))})
     sweeps = []
     for f in sorted(root.glob("sweeps/*/sweep.json")):
-        s = _json(f)
+        s = json_or_empty(f)
         inp = s.get("inputs") or {}
         sweeps.append({"id": f.parent.name, "generator": s.get("generator", "?"),
                        "page": str(f.parent.relative_to(root) / "sweep.html"),

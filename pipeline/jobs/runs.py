@@ -32,7 +32,9 @@ class Entry:
     ref: str = ""  # how the run loaded its generator (a name or module:attribute)
 
 
-def _json(path: Path) -> dict:
+def json_or_empty(path: Path) -> dict:
+    """A JSON object read from ``path``; {} when it is missing, unreadable or not one (a
+    listing never fails on one bad folder)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         return doc if isinstance(doc, dict) else {}
@@ -49,7 +51,7 @@ def list_runs(out: str) -> list[Entry]:
         newest = latest(vdir)
         for d in sorted(p for p in vdir.iterdir() if p.is_dir()):
             if d.name.startswith(PARTIAL_PREFIX):
-                facts = _json(d / "run.json")
+                facts = json_or_empty(d / "run.json")
                 store = ShardStore(d)
                 try:
                     store.lock()
@@ -63,7 +65,7 @@ def list_runs(out: str) -> list[Entry]:
                                      f"{store.done()} of {rows} rows done",
                                      facts.get("generator_ref") or facts.get("generator", "")))
             elif (d / "manifest.json").is_file():
-                m = _json(d / "manifest.json")
+                m = json_or_empty(d / "manifest.json")
                 detail = f"exit {m.get('exit_code')}" + (" (LATEST)" if d.name == newest
                                                           else "")
                 entries.append(Entry(d.name, "finished", d, m.get("generator", "minegen"),
