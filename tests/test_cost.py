@@ -48,6 +48,7 @@ def test_ranking_order():
     # the flagged, then what does not hold
     assert ranked == [4, 5, 3, 2, 1, 0]
     assert [acceptable(c) for c in cands] == [False, False, True, True, True, True]
+    assert not acceptable({"status": "invalid", "rule": "a class 0..3"})  # never run
 
 
 def _clears(share, threshold, n, above=True):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pipeline.analysis.lines import Line
 from pipeline.reports.audit_page import groups
-from pipeline.reports.document import Figure, Para, Section
+from pipeline.reports.document import Figure, Figures, Para, Section
 from pipeline.reports.drill import Drill
 from pipeline.reports.svg import Series, line_chart
 
@@ -51,34 +51,53 @@ DRILL = Drill(
 
 
 def difficulty_curve(doc) -> Section:
-    """Every row in key order on one axis, levels shaded: the shares a designer tunes."""
+    """Every row in key order, levels shaded, as three charts that each read: how
+    inferable the boards are (against the targets), whether the fog fits and what the
+    mines become (against B's threshold and the drift warning), and how hard they play."""
     rows = doc.rows
     xs = list(range(len(rows)))
     shades = groups(doc)  # the same level bands as the per-line charts
     b = next(ln for ln in doc.lines if ln.name == "B")
+    ticks = [f"{r['level_index']}:{r['node_depth']}" for r in rows]
 
     def col(name):
         return [r.get(name) for r in rows]
 
-    series = [Series("inferability p10", col("inferability_p10"), "#1f77b4", marker="triangle"),
-              Series("inferability p50", col("inferability_p50"), "#1f3f77"),
-              Series("boards with every fog region placed (B)", col("b_regions_full_share"),
-                     "#2ca02c", marker="square"),
-              Series("mine drift p50", col("mine_drift_p50"), "#8c564b", dash="4 2"),
-              Series("fog burden p50", col("fog_burden_ratio_p50"), "#17becf", dash="2 2"),
-              Series("retry rate", col("retry_rate"), "#ff7f0e", dash="6 2")]
-    if rows and "tier_hard_share" in rows[0]:
-        series.append(Series("boards needing tier 3 or 4", col("tier_hard_share"), "#9467bd",
-                             dash="1 2"))
-    svg = line_chart(ns="curve", title="Difficulty curve: every row, levels shaded",
-                     xlabel="row (level, depth), in table order", ylabel="share", xs=xs,
-                     xticks=[f"{r['level_index']}:{r['node_depth']}" for r in rows],
-                     ylim=(0.0, 1.02), shades=shades, series=series,
-                     width=max(560, min(1400, 16 * len(rows))))
-    return Section("curve", "Difficulty curve", blocks=[
-        Para("One axis for the whole table: inferability p10 / p50, the share of boards whose "
-             f"fog regions all fit (line B needs {pct(b.threshold)}), mine drift (advisory "
-             f"above {MINE_DRIFT_WARN:g}), fog burden and the retry rate; a gap means the "
-             "quantity does not apply to the row."),
-        Figure("plot-curve", svg, "Difficulty curve across every row (level bands shaded).")])
+    def chart(ns: str, title: str, series: list, ylim=(0.0, 1.02)) -> str:
+        return line_chart(ns=ns, title=title, xlabel="row (level:depth), in table order",
+                          ylabel="share", xs=xs, xticks=ticks, ylim=ylim, shades=shades,
+                          series=series, width=max(560, min(1000, 22 * len(rows))))
 
+    low = min((v for v in col("inferability_p10") + col("inferability_target")
+               if v is not None), default=0.0)
+    inf = chart("curve-inf", "Inferability and its target", [
+        Series("inferability p10", col("inferability_p10"), "#1f77b4", marker="triangle"),
+        Series("inferability p50", col("inferability_p50"), "#1f3f77"),
+        Series("target (line A)", col("inferability_target"), "#d62728", dash="8 3 2 3",
+               marker="none")], ylim=(max(0.0, low - 0.05), 1.01))
+    fog = chart("curve-fog", "Fog that fits, and the mines the rule leaves", [
+        Series("boards with every fog region placed (B)", col("b_regions_full_share"),
+               "#2ca02c", marker="square"),
+        Series(f"B needs {pct(b.threshold)}", [b.threshold] * len(rows), "#2ca02c",
+               dash="6 3", marker="none", width=1),
+        Series("mine drift p50", col("mine_drift_p50"), "#8c564b", marker="circle"),
+        Series(f"drift warning above {MINE_DRIFT_WARN:g}", [MINE_DRIFT_WARN] * len(rows),
+               "#8c564b", dash="6 3", marker="none", width=1)])
+    play = [Series("fog burden p50", col("fog_burden_ratio_p50"), "#17becf"),
+            Series("retry rate", col("retry_rate"), "#ff7f0e", dash="6 2", marker="square")]
+    if rows and "tier_hard_share" in rows[0]:
+        play.append(Series("boards needing tier 3 or 4", col("tier_hard_share"), "#9467bd",
+                           dash="2 2", marker="triangle"))
+    hard = chart("curve-play", "How hard the boards play", play)
+    return Section("curve", "Difficulty curve", blocks=[
+        Para("Every row in table order, levels shaded, in three charts: inferability p10 / "
+             "p50 against the row's target; the share of boards whose fog regions all fit "
+             f"(line B needs {pct(b.threshold)}) and the mine drift (advisory above "
+             f"{MINE_DRIFT_WARN:g}), each with its threshold dashed; and how the boards play "
+             "(fog burden, the retry rate, the boards needing tier 3 or 4). A gap means the "
+             "quantity does not apply to the row."),
+        Figures("", [
+            Figure("plot-curve", inf, "Inferability p10 / p50 and the target, every row."),
+            Figure("plot-curve-fog", fog, "Line B's share and the mine drift, with their "
+                   "thresholds."),
+            Figure("plot-curve-play", hard, "Fog burden, retry rate and hard boards.")])])

@@ -101,7 +101,7 @@ def level_figures(level: int, rows: list[dict], failing: list[int]) -> list[Figu
                 Series("core p10", col("inferability_core_p10"), "#9467bd", dash="5 3"),
                 Series("target", col("inferability_target"), "#d62728", dash="8 3 2 3",
                        marker="none", step=True)],
-        marks=[Marks("row fails a hard line", failing, [at[d] for d in failing], "#d62728")]
+        marks=[Marks("fails A or A''", failing, [at[d] for d in failing], "#d62728")]
         if failing else [])
     burden = line_chart(
         ns=f"bur-L{level}", title=f"Level {level}: fog burden against depth",
@@ -124,10 +124,17 @@ def level_figures(level: int, rows: list[dict], failing: list[int]) -> list[Figu
     ]
 
 
+INFERABILITY_LINES = {"A", "A''"}  # the lines the inferability chart shows: only they cross
+
+
 def _plots(doc) -> Section:
+    fails = {}
+    for r in doc.hard_failures:
+        fails.setdefault(doc.key(r), set()).add(r["line"])
     return by_group(doc, "plots", "Plots per level", "level_index",
                     lambda level, rows, failing: level_figures(
-                        level, rows, [r["node_depth"] for r in failing]),
+                        level, rows, [r["node_depth"] for r in failing
+                                      if fails.get(doc.key(r), set()) & INFERABILITY_LINES]),
                     heading=lambda level, rows: f"Level {level}")
 
 

@@ -84,8 +84,9 @@ def rank_key(candidate: dict) -> tuple:
 
 
 def acceptable(candidate: dict) -> bool:
-    """Holds every hard line and keeps every declared feature: may be proposed."""
-    return bool(candidate["holds"]) and not candidate["flags"]
+    """Holds every hard line and keeps every declared feature: may be proposed (an invalid
+    table value, never run, is not)."""
+    return bool(candidate.get("holds")) and not candidate.get("flags")
 
 
 def n_to_clear(share: float, threshold: float, above: bool = True,

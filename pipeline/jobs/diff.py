@@ -43,7 +43,8 @@ def write_html(d: RunDiff, out: str | os.PathLike) -> Path:
 
     final = html_path(d, out)
     final.parent.mkdir(parents=True, exist_ok=True)
-    return atomic.write_text(final, diff_page.html(d, str(final.parent)))
+    return atomic.write_text(final, diff_page.html(d, str(final.parent),
+                                                   str(Path(out) / history.INDEX)))
 
 
 def diff_runs(run_a: str, run_b: str, out: str | os.PathLike = DEFAULT_OUT,

@@ -292,6 +292,8 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                            "figures": [[c, lab] for c, lab, k in gen.diff_columns
                                        if k == "figure"]},
                 "hard_lines": [ln.name for ln in gen.lines if ln.hard],
+                "rules_doc": gen.rules_doc,
+                "jargon": [list(j) for j in gen.jargon],
                 "values": values,
                 "boundary": bound,
                 "exit_code": exit_code,

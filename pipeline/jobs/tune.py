@@ -153,7 +153,8 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
                          progress, gen, index=False)
     d = compare(gen, base, runs.load_run(proposed.run_dir, gen.key_fields))
     atomic.write_text(folder / "diff.md", diff_page.markdown(d))
-    atomic.write_text(folder / "diff.html", diff_page.html(d, str(folder)))
+    atomic.write_text(folder / "diff.html", diff_page.html(
+        d, str(folder), str(Path(a.out) / history.INDEX)))
     code = EXIT_OK if proposed.exit_code == EXIT_OK else EXIT_ASSERTION_FAILED
     return {"baseline_run": str(base.path), "proposed_run": str(proposed.run_dir),
             "proposed_exit_code": proposed.exit_code, "exit_code": code,

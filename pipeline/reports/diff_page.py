@@ -295,8 +295,12 @@ def markdown(d: RunDiff) -> str:
     return render.markdown(title, sections, banner=banner(d))
 
 
-def html(d: RunDiff, here: str | None = None) -> str:
+def html(d: RunDiff, here: str | None = None, index: str | None = None) -> str:
     """One self-contained page: the Markdown's content, changed cells amber, worse for
-    the line red, better green; ``here``: the folder it is written to (report links)."""
+    the line red, better green; ``here``: the folder it is written to (report links);
+    ``index``: the output folder's index.html, linked from the summary."""
     title, sections = _document(d, here)
+    if index and here:
+        sections[0].blocks.append(Para("Every run, tune and sweep of this output folder: "
+                                       f"[index.html]({os.path.relpath(index, here)})."))
     return render.html(title, sections, legend=LEGEND, banner=banner(d), jargon=d.gen.jargon)

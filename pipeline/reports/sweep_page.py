@@ -139,6 +139,8 @@ def _document(doc: dict) -> list[Section]:
     inp = doc["inputs"]
     head = Section("summary", "Summary")
     head.blocks.append(Para(f"Boundary: {doc['boundary']['text']}.", strong=True))
+    head.blocks.append(Para("Every run, tune and sweep of this output folder: "
+                            "[index.html](../../index.html)."))
     head.blocks.append(Bullets([
         Cell(f"row {inp['row_label']} reads table row {tuple(inp['resolved_row'])}; seeds "
              f"as in the audit ({doc.get('sigma_formula', '')})"),
@@ -187,4 +189,6 @@ def html(doc: dict) -> str:
     """sweep.html: one self-contained page (inline CSS and SVG, nothing external)."""
     verdict = _verdict(doc)
     badge = "pass" if doc["boundary"]["value"] is not None else "fail"
-    return render.html(_title(doc), _document(doc), badge=(verdict, badge))
+    return render.html(_title(doc), _document(doc), badge=(verdict, badge),
+                       legend=render.legend(doc.get("rules_doc", "docs/design.md")),
+                       jargon=tuple(tuple(j) for j in doc.get("jargon", ())))

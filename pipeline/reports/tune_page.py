@@ -172,6 +172,8 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
         head.blocks.append(Para(f"Apply the proposal to {doc['tables']} (it refuses if the "
                                 f"tables changed since the tune): `{doc['apply_command']}`"))
     head.blocks.append(_overview(doc))
+    head.blocks.append(Para("Every run, tune and sweep of this output folder: "
+                            "[index.html](../../index.html)."))
     out = [head]
     if fixed:
         sec = Section("proposals", "Proposed changes")

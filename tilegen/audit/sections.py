@@ -55,7 +55,15 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
                  [1.0 if v is None else v for v in col("tool_free_max")], "#2ca02c", 0.18,
                  step=True)] \
         if any(v is not None for v in col("tool_free_min")) else []
-    p50 = dict(zip(levels, col("tool_free_pass_rate_p50")))
+    # a level failing G-TF is crossed where its boards leave the band: at p10 below the
+    # band, at p90 above it (its p50 may sit inside the band)
+    where = {}
+    for r in rows:
+        lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
+        p10, p90 = r.get("tool_free_pass_rate_p10"), r.get("tool_free_pass_rate_p90")
+        where[r["level_id"]] = (p90 if hi is not None and hi < 1 and p90 is not None
+                                and p90 > hi else p10 if p10 is not None and lo is not None
+                                and p10 < lo else r.get("tool_free_pass_rate_p50"))
     tf = line_chart(
         ns=f"tf-{city}", title=f"{city}: tool-free pass rate against level",
         ylabel="tool-free pass rate", ylim=(0.0, 1.02), bands=band, **common,
@@ -70,8 +78,8 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
                        width=1),
                 Series("target", col("target_pass_rate"), "#7f7f7f", dash="2 3",
                        marker="none", step=True)],
-        marks=[Marks("row fails a hard line", sorted(failing), [p50[lv] for lv in
-                                                                sorted(failing)], "#d62728")]
+        marks=[Marks("fails G-TF (crossed at the tail off the band)", sorted(failing),
+                     [where[lv] for lv in sorted(failing)], "#d62728")]
         if failing else [])
     other = line_chart(
         ns=f"ta-{city}", title=f"{city}: tool-assisted pass rate and clickable ratio",
@@ -108,9 +116,17 @@ def _current(rows: list[dict]) -> list[dict]:
     return [current[lv] for lv in sorted(current)]
 
 
+TOOL_FREE_LINES = {"G-TF", "P"}  # the lines the tool-free chart shows: only they are crossed
+
+
 def city_charts(doc) -> Section:
+    fails = {}
+    for r in doc.hard_failures:
+        fails.setdefault(doc.key(r), set()).add(r["line"])
+
     def figures(city, rows, failing):
-        failed = {r["level_id"] for r in failing if r in _current(rows)}
+        failed = {r["level_id"] for r in failing if r in _current(rows)
+                  and fails.get(doc.key(r), set()) & TOOL_FREE_LINES}
         return _city_figures(city, _current(rows), failed)
 
     def heading(city, rows):
@@ -121,13 +137,15 @@ def city_charts(doc) -> Section:
 
 
 def _off_band(r: dict, v) -> str | None:
+    """A percentile outside the band: advisory (amber). A hard line fails only on the
+    returned boards it counts (G-TF), which this cell does not say by itself."""
     lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
     off = v is not None and lo is not None and (v < lo or (hi is not None and v > hi))
-    return FAIL if off else None
+    return WARN if off else None
 
 
 def _below(minimum: str):
-    return lambda r, v: FAIL if v is not None and r.get(minimum) is not None \
+    return lambda r, v: WARN if v is not None and r.get(minimum) is not None \
         and v < r[minimum] else None
 
 
@@ -188,7 +206,9 @@ def report_c(doc) -> Section:
              "the first layout-valid attempt of each seed, before the gates select: the "
              "preset's own difficulty. target gap = raw p50 - the preset's targetPassRate "
              "(advisory). Cells below the level's minimum (or above the band's top) are "
-             "marked."),
+             "amber: out of the band, which fails no line by itself (G-TF, G-TA and G-ICR "
+             "count the returned boards that miss it; a raw rate outside it is the preset's "
+             "difficulty before selection)."),
         row_table(doc.rows, REPORT_C, doc.row_label)])
 
 
