@@ -2,7 +2,8 @@
 by Playwright (no browser download; the harness installs the Debian package when it is
 missing, and the test skips only when the package registry cannot be reached).
 
-Pages of both generators from real runs: the audit reports, a diff and a sweep. At 1024 px
+Pages of both generators from real runs: the audit reports, diffs, sweeps, tunes and the
+output folder's index. At 1024 px
 each page loads with no console error and no sideways page scroll, and shows what a
 designer opens it for: the verdict, a failing row's drill-down and a board picture."""
 
@@ -53,6 +54,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
                  ("audit", "--generator", "tilegen", "--n", 8),
                  ("sweep", "--row", "3:4", "--vary", "fog_target_ratio=0.02:0.06:0.02",
                   "--n", 16),
+                 ("sweep", "--generator", "tilegen", "--row", "beijing:5", "--vary",
+                  "layers=3:4:1", "--n", 4),
                  ("tune", "--run", "LATEST", "--n", 32),
                  ("tune", "--generator", "tilegen", "--run", "LATEST", "--n", 8)):
         p = cli(*args, "--workers", 2, "--out", out)
@@ -60,13 +63,17 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     mine = sorted((out / "metric_v1").glob("2*"))
     p = cli("diff", mine[0].name, mine[1].name, "--out", out)
     assert p.returncode == 0, p.stderr
-    tunes = {json.loads((t / "tune.json").read_text())["generator"]: t / "tune.html"
+    tunes = {json.loads((t / "tune.json").read_text())["generator"]: t
              for t in (out / "tune").iterdir()}
+    sweeps = {json.loads((s / "sweep.json").read_text())["generator"]: s / "sweep.html"
+              for s in (out / "sweeps").iterdir()}
     return {"minegen audit": mine[-1] / "report.html",
             "tilegen audit": next((out / "tilegen" / "metric_v1").glob("2*")) / "report.html",
             "diff": next((out / "diffs").glob("*.html")),
-            "sweep": next((out / "sweeps").glob("*/sweep.html")),
-            "minegen tune": tunes["minegen"], "tilegen tune": tunes["tilegen"],
+            "tilegen diff": tunes["tilegen"] / "diff.html",
+            "sweep": sweeps["minegen"], "tilegen sweep": sweeps["tilegen"],
+            "minegen tune": tunes["minegen"] / "tune.html",
+            "tilegen tune": tunes["tilegen"] / "tune.html",
             "index": out / "index.html"}
 
 
@@ -80,8 +87,9 @@ def open_page(browser, path: Path):
     return page, errors
 
 
-@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "sweep",
-                                  "minegen tune", "tilegen tune", "index"])
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "tilegen diff",
+                                  "sweep", "tilegen sweep", "minegen tune", "tilegen tune",
+                                  "index"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
     page, errors = open_page(browser, pages[name])
     try:

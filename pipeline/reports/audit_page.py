@@ -85,9 +85,9 @@ def _verdict(doc: AuditDoc) -> Section:
     hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
     sec = Section("verdict", "Verdict")
     if doc.index:
-        sec.blocks.append(Para(f"Every run of this output folder, with the tunes, sweeps "
-                               f"and diffs made from them and what moved since the run "
-                               f"before: [index.html]({doc.index})."))
+        sec.blocks.append(Para(f"This run's tunes and diffs, every other run of this output "
+                               f"folder, its sweeps, and what moved since the run before: "
+                               f"[index.html]({doc.index}#runs)."))
     if doc.ok:
         sec.blocks.append(Para(f"PASS: every hard line ({hard}) holds on all "
                                f"{len(doc.rows)} rows.", strong=True))

@@ -35,15 +35,19 @@ def _runs(doc: dict) -> Section:
     rows = []
     for a in reversed(doc["audits"]):  # newest first: what a nightly reader opens
         tunes = tuned.get(a["path"], [])
+        diffs = [d for d in doc["diffs"] if a["run_id"] in d["id"]]
         rows.append([Cell(_when(a["created"])), Cell(a["generator"]),
                      Cell(f"[{a['run_id']}]({a['report']})"), _verdict(a),
                      Cell(f"{a['n']}"), Cell(a["table_hash"]),
                      Cell("; ".join(f"[tune {t['id'][:16]}]({t['page']})" for t in tunes)
-                          or ("subset run" if not a["full_table"] else "—"))])
+                          or ("subset run" if not a["full_table"] else "—")),
+                     Cell("; ".join(f"[{'before' if d['id'].startswith(a['run_id']) else 'after'}"
+                                    f"]({d['page']})" for d in diffs) or "—")])
     sec.blocks.append(Para("Every finished audit under this folder, newest first (UTC), with "
-                           "its report and the tunes started from it."))
+                           "its report, the tunes started from it (the latest last) and the "
+                           "diffs it is part of (as the run before or after)."))
     sec.blocks.append(Table(["when", "generator", "run (report)", "verdict", "N",
-                             "table hash", "tuned by"], rows) if rows else
+                             "table hash", "tuned by", "diffs"], rows) if rows else
                       Para("No finished audit yet."))
     return sec
 
