@@ -221,6 +221,8 @@ def add_tune(sub, command) -> None:
                    help="write a finished tune's proposed tables over the root it tuned "
                         "(or --tables, a root with the same files); refused when those "
                         "files changed since")
+    t.add_argument("--only", default=None, metavar="ROWS",
+                   help="with --apply: only these rows' proposals, e.g. 3:4,4:2 (as --rows)")
     _cluster_options(t)
     t.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
     t.set_defaults(func=command(cmd_tune), rows=None, profile=None, resume=None)

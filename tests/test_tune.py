@@ -108,6 +108,30 @@ def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path):
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
 
 
+def test_apply_only_some_rows(tmp_path):
+    """--only applies the proposals of the rows named and nothing else; a row the tune
+    proposes nothing for is refused in one line, and nothing is written."""
+    base = Path(tables(tmp_path / "t"))
+    (base / "board_gen.toml").write_text((base / "board_gen.toml").read_text()
+                                         + row(3, 0, 20, 0.18, 1, 0.10))
+    out = str(tmp_path / "out")
+    res = run_tune(TuneOptions(AuditOptions(tables=str(base), n=N, workers=2, out=out)),
+                   progress=False)
+    fixed = {tuple(r["key"]): r["change"] for r in res.doc["rows"] if r["change"]}
+    assert {(2, 0), (3, 0)} <= set(fixed)
+    original = (base / "board_gen.toml").read_text()
+    p = run_cli(res.doc["apply_command"] + " --only 1:0")
+    assert p.returncode == 2 and "proposes nothing for (1, 0)" in p.stderr
+    assert (base / "board_gen.toml").read_text() == original
+    p = run_cli(res.doc["apply_command"] + " --only 3:0")
+    assert p.returncode == 0, p.stderr
+    now = (base / "board_gen.toml").read_text().split("[[rows]]")
+    was = original.split("[[rows]]")
+    assert now[:3] == was[:3]  # the other rows, (2, 0) included, are as they were
+    for k, o, n in fixed[(3, 0)]["edits"]:
+        assert f"{k} = {n}" in now[3] and f"{k} = {o}" in was[3]
+
+
 def run_cli(command: str):
     argv = shlex.split(command)
     return subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],

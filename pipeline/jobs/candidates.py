@@ -60,6 +60,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             "_changes": changes, "scheduler": scheduler2 or scheduler,
             "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
             "line_words": {ln.name: ln.what for ln in gen.lines},
+            "row_texts": {gen.label(k): gen.format_key(k) for k in todo},
             "field_names": {m.field: m.shown for ln in gen.lines for m in ln.moves if m.shown},
             "share_lines": [ln.name for ln in gen.lines if ln.hard and ln.trials],
             "costs": [{"label": c.label, "unit": c.unit, "keep": c.keep,

@@ -166,12 +166,14 @@ def patch_markdown(gen, doc: dict) -> str:
     return tune_page.markdown(doc)
 
 
-def apply_tune(tune_id: str, out: str, tables: str | None = None
+def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | None = None
                ) -> tuple[Path, list[str], str]:
     """Write a finished tune's proposed tables over the table root it tuned (or ``tables``,
-    a root with the same content): only the files that differ, each atomically. Refused
-    (InputError, nothing written) when the tune is unknown or unfinished, proposes nothing,
-    or the root's files are no longer the ones tuned (edited since: nothing is lost)."""
+    a root with the same content): only the files that differ, each atomically; ``only``
+    (rows as ``--rows`` takes them): just those rows' proposals. Refused (InputError,
+    nothing written) when the tune is unknown or unfinished, proposes nothing (for those
+    rows), or the root's files are no longer the ones tuned (edited since: nothing is
+    lost)."""
     folder = Path(out) / "tune" / tune_id
     if not (folder / "tune.json").is_file():
         why = "it is unfinished" if (folder / MARKER).is_file() else "no finished tune there"
@@ -187,6 +189,32 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None
                          f"{now.content_hash[:12]}, tuned {doc['table_hash'][:12]}); tune "
                          "again, or copy the lines by hand from patch.md")
     proposed = folder / "tables"
+    if only is not None:  # a proposed root holding only the rows asked for
+        from ..options import parse_rows
+
+        keys = {tuple(gen.parse_key(t)) for t in parse_rows(only)}
+        picked = {tuple(r["key"]): {f["field"]: f["new"] for f in r["change"]["fields"]}
+                  for r in doc["rows"] if r.get("change") and tuple(r["key"]) in keys}
+        missing = sorted(keys - set(picked))
+        if missing:
+            raise InputError(f"--only {only}: the tune proposes nothing for "
+                             + ", ".join(gen.label(k) for k in missing))
+        import tempfile
+
+        scratch = Path(tempfile.mkdtemp(prefix="apply-", dir=folder))
+        proposed = scratch / "tables"
+        gen.patch_tables(now, proposed, picked)
+    try:
+        return _write_over(gen, doc, root, proposed, now, out)
+    finally:
+        if only is not None:
+            import shutil
+
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str
+                ) -> tuple[Path, list[str], str]:
     changed = []
     for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
         dst = root / src.relative_to(proposed)
@@ -205,11 +233,13 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None
 def cmd_tune(args) -> int:
     from ..options import merge
 
+    if args.only is not None and not args.apply:
+        raise InputError("--only goes with --apply ID: the rows whose proposals to apply")
     if args.apply:
         from ..options import DEFAULT_OUT
 
         out = args.out if args.out is not None else DEFAULT_OUT
-        root, changed, again = apply_tune(args.apply, out, args.tables)
+        root, changed, again = apply_tune(args.apply, out, args.tables, args.only)
         print(f"tune {args.apply} applied to {root}: {', '.join(changed) or 'nothing to do'}")
         print(f"audit them again: {again}")
         return EXIT_OK

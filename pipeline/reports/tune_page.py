@@ -169,8 +169,11 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
            "still fail their own audit on " + ", ".join(doc["still_failing"]) + "."),
         strong=True))
     if fixed:
-        head.blocks.append(Para(f"Apply the proposal to {doc['tables']} (it refuses if the "
-                                f"tables changed since the tune): `{doc['apply_command']}`"))
+        head.blocks.append(Para(f"Apply every proposal below to {doc['tables']} (it refuses "
+                                f"if the tables changed since the tune): "
+                                f"`{doc['apply_command']}`; only some rows: add `--only "
+                                f"{','.join(doc.get('row_texts', {}).get(r['label'], '?') for r in fixed[:2])}`"
+                                " (the rows as `--rows` takes them)."))
     head.blocks.append(_overview(doc))
     head.blocks.append(Para("Every run, tune and sweep of this output folder: "
                             "[index.html](../../index.html)."))
