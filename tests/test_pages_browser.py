@@ -9,6 +9,7 @@ designer opens it for: the verdict, a failing row's drill-down and a board pictu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -77,34 +78,42 @@ def pages(tmp_path_factory) -> dict[str, Path]:
             "index": out / "index.html"}
 
 
+@contextlib.contextmanager
 def open_page(browser, path: Path):
+    """(page, console errors so far) of ``path`` at 1024 px; the page closes after."""
     page = browser.new_page(viewport={"width": WIDTH, "height": 900})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(path.as_uri())
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        yield page, errors
+    finally:
+        page.close()
+
+
+def lands_on_a_report(page, link: str) -> bool:
+    """Follow the first link matching ``link``: True when it opens an audit report."""
+    page.locator(link).first.click()
     page.wait_for_load_state("load")
-    return page, errors
+    return page.locator("#verdict").is_visible()
 
 
 @pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "tilegen diff",
                                   "sweep", "tilegen sweep", "minegen tune", "tilegen tune",
                                   "index"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
-    page, errors = open_page(browser, pages[name])
-    try:
+    with open_page(browser, pages[name]) as (page, errors):
         assert errors == [], errors
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= WIDTH, f"{name}: the page scrolls sideways ({wide} px wide at {WIDTH})"
         assert page.locator("h1").first.is_visible()
-    finally:
-        page.close()
 
 
 @pytest.mark.parametrize("name", ["minegen audit", "tilegen audit"])
 def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, name):
-    page, _ = open_page(browser, pages[name])
-    try:
+    with open_page(browser, pages[name]) as (page, _):
         assert page.locator("#verdict").is_visible()
         assert "FAIL" in page.locator("details:has(#verdict)").inner_text()
         assert page.locator("#intent").is_visible()  # what the table asks vs delivers
@@ -115,43 +124,29 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
         board.scroll_into_view_if_needed()
         assert board.is_visible() and board.bounding_box()["width"] > 100
         assert "generate" in board.locator("figcaption").inner_text()
-    finally:
-        page.close()
 
 
 def test_the_tune_page_says_what_to_change_and_how(browser, pages):
-    page, errors = open_page(browser, pages["minegen tune"])
-    try:
+    with open_page(browser, pages["minegen tune"]) as (page, errors):
         assert errors == []
         summary = page.locator("details:has(#summary)")
         assert summary.is_visible() and "fail a hard line" in summary.inner_text()
         assert page.locator("#how").is_visible()  # how the tune chose
-        links = page.locator("details:has(#runs) a")
-        assert links.count() >= 2  # the baseline and the proposed audit
-        page.locator("details:has(#runs) a").first.click()
-        page.wait_for_load_state("load")
-        assert page.locator("#verdict").is_visible()  # the link lands on a report
-    finally:
-        page.close()
+        assert page.locator("details:has(#runs) a").count() >= 2  # baseline and proposed
+        assert lands_on_a_report(page, "details:has(#runs) a")
 
 
 def test_the_index_lists_the_runs_and_links_them(browser, pages):
-    page, errors = open_page(browser, pages["index"])
-    try:
+    with open_page(browser, pages["index"]) as (page, errors):
         assert errors == []
         runs = page.locator("details:has(#runs) tbody tr")
         assert runs.count() == 3  # two minegen audits and a tilegen one
         assert page.locator("#trend-1").is_visible() and page.locator("#lines").count() == 1
-        page.locator("details:has(#runs) tbody tr a").first.click()
-        page.wait_for_load_state("load")
-        assert page.locator("#verdict").is_visible()
-    finally:
-        page.close()
+        assert lands_on_a_report(page, "details:has(#runs) tbody tr a")
 
 
 def test_a_table_sorts_and_a_section_folds(browser, pages):
-    page, errors = open_page(browser, pages["minegen audit"])
-    try:
+    with open_page(browser, pages["minegen audit"]) as (page, errors):
         table = page.locator("details:has(#intent) table")
         first_col = "Array.from(t.tBodies[0].rows, r => r.cells[1].textContent)"
         before = table.evaluate(f"t => {first_col}")
@@ -163,5 +158,3 @@ def test_a_table_sorts_and_a_section_folds(browser, pages):
         page.locator("summary:has(#verdict)").click()  # fold the verdict
         assert page.locator("details:has(#verdict)").evaluate("d => d.open") is False
         assert errors == []
-    finally:
-        page.close()

@@ -47,9 +47,20 @@ def _a_prime(row: dict, line: Line) -> str:
             "cells cut off from the spawn, or fewer safe cells than min_safe_count.")
 
 
+def region_cells(row: dict) -> int:
+    """The cells one fog region of a per-row aggregate row is asked for (A1 stage 3)."""
+    return region_target_size(row["width"], row["height"], row["fog_target_ratio"],
+                              row["fog_regions_requested"])
+
+
+def fog_asked(row: dict) -> int:
+    """The fog cells per board the row's table asks for: regions x region size."""
+    return row["fog_regions_requested"] * region_cells(row)
+
+
 def _b(row: dict, line: Line) -> str:
     n, count = row["boards"], row["fog_regions_requested"]
-    t = region_target_size(row["width"], row["height"], row["fog_target_ratio"], count)
+    t = region_cells(row)
     share = row["regions_full_share"]
     lo, hi = share_interval(share, n)
     return (f"{count} fog region(s) of {t} cells fit on {share:.1%} of boards "

@@ -17,8 +17,7 @@ from pipeline.reports.tables import Col, by_group, row_table
 from pipeline.reports.intent import Intent
 
 from . import drill
-from .lines import MINE_DRIFT_WARN
-from .tune import fog_asked
+from .lines import MINE_DRIFT_WARN, fog_asked
 
 KEEP = 1 - MINE_DRIFT_WARN  # a row delivering under 75 % of an ask is marked
 

@@ -15,21 +15,9 @@ from pipeline.analysis.cost import Cost
 from pipeline.analysis.lines import Line
 from pipeline.store import atomic
 
-from ..table_model import region_target_size
-from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN
+from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN, fog_asked, region_cells
 
 FOG_KEEP = 0.5  # a proposal delivering under half the fog cells the row asks is flagged
-
-
-def region_cells(row: dict) -> int:
-    """The cells one fog region of the row is asked for (A1 stage 3)."""
-    return region_target_size(row["width"], row["height"], row["fog_target_ratio"],
-                              row["fog_regions_requested"])
-
-
-def fog_asked(row: dict) -> int:
-    """The fog cells per board the row's table asks for: regions x region size."""
-    return row["fog_regions_requested"] * region_cells(row)
 
 
 # What a change costs the player (docs/design.md, "tune"): the fog first (a fix that

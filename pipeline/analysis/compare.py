@@ -1,9 +1,9 @@
 """Compare two finished runs row by row (the model ``minegen diff`` prints).
 
 The rows of both runs are outer-joined on the key, so a row present in one run only is
-kept and marked, never dropped (one row of a lineage in each run, e.g. a level's revision 1
-before and revision 2 after, is compared as one row); per row the changed snapshot values, figures and counts
-(the generator's ``diff_columns``) and every line's status (a status change is a flip).
+kept and marked, never dropped (one row of a lineage in each run, e.g. a level's revision
+1 before and revision 2 after, is compared as one row); per row the changed snapshot values,
+figures and counts (the generator's ``diff_columns``) and every line's status (a status change is a flip).
 A row is changed when any compared value differs; stored floats are compared exactly
 (same seeds + same row => byte-identical values). Runs of different metric_version
 measure different things: ``compare`` refuses them unless ``allow_cross_version``.
@@ -172,17 +172,18 @@ def _paired(gen, rows: list[RowDiff], a: Run, b: Run) -> tuple[RowDiff, ...]:
         if r.presence != BOTH:
             (only_a if r.presence == ONLY_A else only_b).setdefault(
                 tuple(gen.lineage(r.key)), []).append(r)
-    pairs = {ra[0].key: rb[0].key for lin, ra in only_a.items()
-             if len(ra) == 1 and len(only_b.get(lin, [])) == 1
-             for rb in (only_b[lin],) if ra[0].key != rb[0].key}
-    dropped = set(pairs)
+    pairs = {}  # key after -> key before
+    for lin, ra in only_a.items():
+        rb = only_b.get(lin, [])
+        if len(ra) == 1 and len(rb) == 1:
+            pairs[rb[0].key] = ra[0].key
+    before = set(pairs.values())
     out = []
     for r in rows:
-        if r.key in dropped and r.presence == ONLY_A:
-            continue
-        if r.presence == ONLY_B and r.key in pairs.values():
-            key_a = next(k for k, v in pairs.items() if v == r.key)
-            r = _row_diff(gen, r.key, a, b, key_a)
+        if r.presence == ONLY_A and r.key in before:
+            continue  # compared with its row after, below
+        if r.presence == ONLY_B and r.key in pairs:
+            r = _row_diff(gen, r.key, a, b, pairs[r.key])
         out.append(r)
     return tuple(out)
 

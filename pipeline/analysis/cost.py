@@ -19,10 +19,10 @@ among them those whose every share line clears its threshold with its 95 % inter
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .aggregate import read
 from .margin import wilson
 
 
@@ -39,15 +39,7 @@ class Cost:
 
 def figures(costs: tuple[Cost, ...], row: dict | None) -> dict[str, float | None]:
     """{label: value} of a per-row aggregate row (None when the row has no such value)."""
-    out = {}
-    for c in costs:
-        try:
-            v = None if row is None else c.value(row)
-        except (KeyError, TypeError, ZeroDivisionError):
-            v = None
-        out[c.label] = None if v is None or (isinstance(v, float) and math.isnan(v)) \
-            else float(v)
-    return out
+    return {c.label: None if (v := read(c.value, row)) is None else float(v) for c in costs}
 
 
 def cost(costs: tuple[Cost, ...], before: dict, after: dict) -> float:

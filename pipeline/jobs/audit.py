@@ -142,7 +142,6 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
-    manifest["index"] = index  # the run's report links <out>/index.html
     reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos], gen) is not None]
     if opts.resume:
         manifest["resumed_from"] = run_id
@@ -163,7 +162,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                 t1 = time.perf_counter()
                 result = _finish(gen, catalog, plans, feeder.drain(), tmp, vdir / run_id,
                                  manifest, ex, t_start, {"setup": round(t0 - t_start, 3),
-                                                         "generate": round(t1 - t0, 3)})
+                                                         "generate": round(t1 - t0, 3)},
+                                 index)
     except OutputError as e:  # a finished row could not be written (a full disk)
         raise OutputError(f"--out {opts.out}: {e}; {resume_hint(run_id, ref, opts.out)}"
                           ) from None
@@ -227,7 +227,7 @@ def refuse_changed_rows(gen, run: str, facts: dict, keys: list, expects: list[di
 
 
 def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, ex,
-            t_start: float, timings: dict) -> AuditResult:
+            t_start: float, timings: dict, index: bool) -> AuditResult:
     """Lines, tables and reports of a collected run, written into ``tmp`` (the run folder
     before its atomic rename). The boards the report draws are made on the cluster, which
     then closes while the files are written."""
@@ -260,10 +260,9 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         notes.append(f"the report's board drawings are missing: {ex.missing}")
     locked = {k: gen.locked_why(catalog, k) for k in by_key
               if isinstance(gen, Tune) and gen.locked(catalog, k)}
-    index = os.path.relpath(Path(manifest["out"]) / history.INDEX, run_dir) \
-        if manifest.get("index") else ""
+    link = os.path.relpath(Path(manifest["out"]) / history.INDEX, run_dir) if index else ""
     doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings,
-                   index=index, locked=locked)
+                   index=link, locked=locked)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

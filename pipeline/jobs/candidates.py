@@ -64,7 +64,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             "field_names": {m.field: m.shown for ln in gen.lines for m in ln.moves if m.shown},
             "share_lines": [ln.name for ln in gen.lines if ln.hard and ln.trials],
             "costs": [{"label": c.label, "unit": c.unit, "keep": c.keep,
-                       "feature": c.feature} for c in gen.tune_costs],
+                       "feature": c.feature, "digits": c.digits} for c in gen.tune_costs],
             "locked": [{"key": list(k), "label": gen.label(k), "lines": v, "class": "locked",
                         "why": gen.locked_why(catalog, k),
                         "figures": cost.figures(gen.tune_costs, base.rows.get(k))}

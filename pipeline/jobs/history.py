@@ -23,7 +23,7 @@ INDEX = "index.html"
 
 
 def _run(entry, out: Path, labels) -> dict:
-    m = json_or_empty(entry.path / "manifest.json")
+    m = entry.facts  # the manifest, as the listing read it
     res = json_or_empty(entry.path / "assertions.json")
     keys = tuple(m.get("key_fields") or ())
     results = res.get("results") if isinstance(res.get("results"), list) else []

@@ -8,7 +8,7 @@ finished rows, kept for ``minegen audit --resume <run_id>``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from boardcore.errors import InputError
@@ -30,6 +30,8 @@ class Entry:
     rows: int
     detail: str  # finished: exit code (and LATEST); partial: rows done / rows
     ref: str = ""  # how the run loaded its generator (a name or module:attribute)
+    # what the folder says of itself: a finished run's manifest, a partial run's run.json
+    facts: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def json_or_empty(path: Path) -> dict:
@@ -63,14 +65,15 @@ def list_runs(out: str) -> list[Entry]:
                 entries.append(Entry(store.run_id, state, d, facts.get("generator", "?"),
                                      facts.get("created_utc", "?"), facts.get("n"), rows,
                                      f"{store.done()} of {rows} rows done",
-                                     facts.get("generator_ref") or facts.get("generator", "")))
+                                     facts.get("generator_ref") or facts.get("generator", ""),
+                                     facts))
             elif (d / "manifest.json").is_file():
                 m = json_or_empty(d / "manifest.json")
                 detail = f"exit {m.get('exit_code')}" + (" (LATEST)" if d.name == newest
                                                           else "")
                 entries.append(Entry(d.name, "finished", d, m.get("generator", "minegen"),
                                      m.get("created_utc", "?"), m.get("n"),
-                                     len(m.get("rows") or []), detail))
+                                     len(m.get("rows") or []), detail, facts=m))
     return sorted(entries, key=lambda e: (e.created, e.run_id))
 
 

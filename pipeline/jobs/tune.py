@@ -21,6 +21,7 @@ could not complete.
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +34,7 @@ from ..engine.interrupts import interruptible
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
 from .. import hints
 from ..generator import DEFAULT_GENERATOR, load_generator, require
-from ..options import AuditOptions, usable_out
+from ..options import AuditOptions, parse_rows, usable_out
 from ..reports import diff_page, tune_page
 from ..store import atomic, runs
 from . import history
@@ -108,8 +109,6 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                apply_command=hints.audit_command("tune", "--apply", folder.name,
                                                  generator=ref, out=a.out),
                wall_s=round(time.perf_counter() - t0, 3))
-    for c, spec in zip(doc["costs"], gen.tune_costs):
-        c["digits"] = spec.digits
     atomic.write_text(folder / "tune.json", runs.to_json(doc))
     atomic.write_text(folder / "patch.md", tune_page.markdown(doc))
     atomic.write_text(folder / "tune.html", tune_page.html(doc, str(folder)))
@@ -188,46 +187,36 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | No
         raise InputError(f"--apply {tune_id}: {root} changed since the tune (content "
                          f"{now.content_hash[:12]}, tuned {doc['table_hash'][:12]}); tune "
                          "again, or copy the lines by hand from patch.md")
-    proposed = folder / "tables"
-    if only is not None:  # a proposed root holding only the rows asked for
-        from ..options import parse_rows
-
-        keys = {tuple(gen.parse_key(t)) for t in parse_rows(only)}
-        picked = {tuple(r["key"]): {f["field"]: f["new"] for f in r["change"]["fields"]}
-                  for r in doc["rows"] if r.get("change") and tuple(r["key"]) in keys}
-        missing = sorted(keys - set(picked))
-        if missing:
-            raise InputError(f"--only {only}: the tune proposes nothing for "
-                             + ", ".join(gen.label(k) for k in missing))
-        import tempfile
-
-        scratch = Path(tempfile.mkdtemp(prefix="apply-", dir=folder))
-        proposed = scratch / "tables"
+    if only is None:
+        return _write_over(gen, doc, root, folder / "tables", now, out)
+    keys = {tuple(gen.parse_key(t)) for t in parse_rows(only)}
+    picked = {tuple(r["key"]): {f["field"]: f["new"] for f in r["change"]["fields"]}
+              for r in doc["rows"] if r.get("change") and tuple(r["key"]) in keys}
+    missing = sorted(keys - set(picked))
+    if missing:
+        raise InputError(f"--only {only}: the tune proposes nothing for "
+                         + ", ".join(gen.label(k) for k in missing))
+    with tempfile.TemporaryDirectory(prefix="apply-", dir=folder) as scratch:
+        proposed = Path(scratch) / "tables"  # a proposed root of only the rows asked for
         gen.patch_tables(now, proposed, picked)
-    try:
         return _write_over(gen, doc, root, proposed, now, out)
-    finally:
-        if only is not None:
-            import shutil
-
-            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str
                 ) -> tuple[Path, list[str], str]:
-    changed = []
+    changed = {}
     for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
-        dst = root / src.relative_to(proposed)
-        new = src.read_bytes()
+        name, new = str(src.relative_to(proposed)), src.read_bytes()
+        dst = root / name
         if not dst.is_file() or dst.read_bytes() != new:
-            changed.append(str(src.relative_to(proposed)))
+            changed[name] = new
     gen.load(str(proposed))  # the proposal still loads (a defect if not: raise loudly)
-    for name in changed:
-        atomic.write_bytes(root / name, (proposed / name).read_bytes())
+    for name, new in changed.items():
+        atomic.write_bytes(root / name, new)
     again = hints.audit_command("audit", generator=doc.get("generator_ref"), out=out,
                                 tables=None if str(now.root) == str(gen.default_root)
                                 else now.root)
-    return root, changed, again
+    return root, list(changed), again
 
 
 def cmd_tune(args) -> int:

@@ -224,10 +224,7 @@ def _row_block(d: RunDiff, r: RowDiff) -> Section:
 
 
 def _report(run, here: str | None) -> str:
-    path = os.path.join(str(run.path), "report.html")
-    if here is None:
-        return f"{run.run_id} ({path})"
-    return f"[{run.run_id}]({os.path.relpath(path, here)})"
+    return render.path_link(run.run_id, os.path.join(str(run.path), "report.html"), here)
 
 
 def _document(d: RunDiff, here: str | None = None) -> tuple[str, list[Section]]:
@@ -302,5 +299,5 @@ def html(d: RunDiff, here: str | None = None, index: str | None = None) -> str:
     title, sections = _document(d, here)
     if index and here:
         sections[0].blocks.append(Para("Every run, tune and sweep of this output folder: "
-                                       f"[index.html]({os.path.relpath(index, here)})."))
+                                       f"{render.path_link('index.html', index, here)}."))
     return render.html(title, sections, legend=LEGEND, banner=banner(d), jargon=d.gen.jargon)

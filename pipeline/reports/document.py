@@ -66,12 +66,13 @@ class Section:
 
 # ----------------------------------------------------------------------------- formatting
 
-def num(v) -> str:
-    """3 decimals for floats, integers as they are, yes/no, the missing mark for None."""
+def num(v, digits: int = 3) -> str:
+    """``digits`` decimals for floats, integers as they are, yes/no, the missing mark for
+    None."""
     if v is None or isinstance(v, bool):
         return MISSING if v is None else "yes" if v else "no"
     if isinstance(v, float):
-        return "nan" if v != v else f"{v:.3f}"
+        return "nan" if v != v else f"{v:.{digits}f}"
     return str(v)
 
 

@@ -63,10 +63,11 @@ def _wanted(term: str) -> bool:
     return len(term) >= 2 and term != "N" and bool(re.search(r"[\d_A-Z\-③§ ]", term))
 
 
-def _pattern(term: str) -> re.Pattern:
-    """A term as a whole word; a number ("05", the design's part) only as cited: "05 §16"."""
+def _pattern(term: str, tail: str = "") -> re.Pattern:
+    """A term as a whole word; a number ("05", the design's part) only as cited: "05 §16";
+    ``tail``: a further condition after it."""
     return re.compile(r"(?<![\w-])" + re.escape(term) + r"(?![\w-])"
-                      + (r"(?= §)" if term.isdigit() else ""))
+                      + (r"(?= §)" if term.isdigit() else "") + tail)
 
 
 def _texts(sections: list[Section]) -> str:
@@ -122,8 +123,7 @@ def hover(html_text: str, words: dict[str, str], escape) -> str:
     """``html_text`` (escaped, with its tags) with the first occurrence of each word outside
     a tag wrapped as ``<abbr title="definition">``."""
     for term in sorted(words, key=len, reverse=True):  # longer terms first: "Q risk" > "Q"
-        pat = re.compile(r"(?<![\w-])" + re.escape(escape(term)) + r"(?![\w-])"
-                         + (r"(?= §)" if term.isdigit() else "") + _TAG_AHEAD)
-        html_text = pat.sub(lambda m: f'<abbr title="{escape(words[term])}">{m.group(0)}'
-                            "</abbr>", html_text, count=1)
+        title = escape(words[term])
+        html_text = _pattern(escape(term), _TAG_AHEAD).sub(
+            lambda m: f'<abbr title="{title}">{m.group(0)}</abbr>', html_text, count=1)
     return html_text

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .document import WARN, Bullets, Cell, Para, Section, Table
+from ..analysis.aggregate import read
+from .document import WARN, Bullets, Cell, Para, Section, Table, num
 
 
 @dataclass(frozen=True)
@@ -27,18 +28,6 @@ class Intent:
     asked_text: Callable[[dict], str] | None = None  # the ask in words, when not one number
 
 
-def _value(f, row: dict):
-    try:
-        v = f(row)
-    except (KeyError, TypeError, ZeroDivisionError):
-        return None
-    return None if isinstance(v, float) and v != v else v
-
-
-def _fmt(v, digits: int) -> str:
-    return "—" if v is None else f"{v:.{digits}f}" if isinstance(v, float) else str(v)
-
-
 def section(doc) -> Section | None:
     """The panel of one run, or None when the generator declares no pairs."""
     intents = getattr(doc.gen, "intents", ())
@@ -49,11 +38,11 @@ def section(doc) -> Section | None:
     for r in doc.rows:
         cells = [Cell(doc.row_label(r))]
         for i, it in enumerate(intents):
-            asked, got = _value(it.asked, r), _value(it.got, r)
+            asked, got = read(it.asked, r), read(it.got, r)
             off = asked is not None and got is not None and bool(it.off(asked, got, r))
             counts[i] += off
-            ask = it.asked_text(r) if it.asked_text else _fmt(asked, it.digits)
-            cells.append(Cell(f"{ask} → {_fmt(got, it.digits)}", WARN if off else None))
+            ask = it.asked_text(r) if it.asked_text else num(asked, it.digits)
+            cells.append(Cell(f"{ask} → {num(got, it.digits)}", WARN if off else None))
         rows.append(cells)
     sec.blocks.append(Bullets([
         Cell(f"{it.label}: {n} of {len(doc.rows)} row(s) {it.gap}"

@@ -9,6 +9,7 @@ tables), so a table value cannot inject markup.
 from __future__ import annotations
 
 import html as _html
+import os
 import re
 from pathlib import Path
 
@@ -129,6 +130,13 @@ _NUMERIC = re.compile(r"^(?:pass |FAIL )?-?[\d.]+(?: / [\d.]+)?$")
 _CODE = re.compile(r"`([^`<>]+)`")
 # relative or absolute paths only: no scheme (no javascript:, no network)
 _LINK = re.compile(r"\[([^\[\]]+)\]\(((?![A-Za-z][\w+.-]*:)[^()\s]+)\)")
+
+
+def path_link(text: str, path: str, here: str | None) -> str:
+    """``text`` linked to the file ``path`` relative to ``here`` (the folder the page is
+    written to), as ``inline`` renders links; with no ``here`` (Markdown on stdout), the
+    text and the path."""
+    return f"[{text}]({os.path.relpath(path, here)})" if here else f"{text} ({path})"
 
 
 def inline(s) -> str:

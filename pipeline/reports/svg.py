@@ -113,8 +113,15 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
                     + [(m.label, m.color, m.shape, "") for m in marks])
     places = _legend_places(legend_items, width)
     legend_rows = 1 + max((r for r, _ in places), default=-1)
-    height = HEIGHT + 10 + legend_rows * LEGEND_ROW
     plot_w, plot_h = width - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    labels = list(xticks) if xticks is not None else [_tick_label(x) for x in xs]
+    widest = max((_text_width(lab) for lab in labels), default=0) + 6
+    spacing = plot_w / max(1, len(xs))
+    # every x labelled: labels that do not fit side by side are turned (never skipped)
+    turned = widest > spacing and xticks is not None
+    drop = widest * ROTATE_SIN if turned else 0.0  # the extra height turned labels take
+    stride = 1 if xticks is not None else max(1, math.ceil(widest / spacing))
+    height = HEIGHT + 10 + legend_rows * LEGEND_ROW + math.ceil(drop)
     finite = [v for s in series for v in map(_num, s.ys) if math.isfinite(v)]
     finite += [v for b in bands for v in map(_num, [*b.lo, *b.hi]) if math.isfinite(v)]
     finite += [v for m in marks for v in map(_num, m.ys) if math.isfinite(v)]
@@ -155,13 +162,6 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
         out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_f(y)}" y2="{_f(y)}" '
                    f'stroke="#e3e3e3"/><text x="{LEFT - 5}" y="{_f(y + 4)}" '
                    f'text-anchor="end">{_tick_label(t)}</text>')
-    labels = list(xticks) if xticks is not None else [_tick_label(x) for x in xs]
-    widest = max((_text_width(lab) for lab in labels), default=0) + 6
-    spacing = plot_w / max(1, len(xs))
-    # every x labelled: labels that do not fit side by side are turned (never skipped)
-    turned = widest > spacing and xticks is not None
-    drop = widest * ROTATE_SIN if turned else 0.0  # the extra height turned labels take
-    stride = 1 if xticks is not None else max(1, math.ceil(widest / spacing))
     for i, (x, lab) in enumerate(zip(xs, labels)):
         if i % stride:
             continue
@@ -186,10 +186,6 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
         out.append(_marks(m, px, py, names))
     out.append(_legend(legend_items, places, HEIGHT + 8 + drop))
     out.append("</svg>")
-    if drop:  # the turned labels' height, added to the chart's
-        grown = height + math.ceil(drop)
-        out[0] = out[0].replace(f'0 0 {width} {height}"', f'0 0 {width} {grown}"', 1) \
-            .replace(f'height="{height}"', f'height="{grown}"', 1)
     return "".join(out)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from . import render
-from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table
+from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, num
 
 LARGE = 2.0  # a cost this high (two figures' worth of change) is said to be large
 CLASSES = {
@@ -23,12 +23,6 @@ CLASSES = {
                   "what the row is for",
     "locked": "the design fixes the row; tune never changes it",
 }
-
-
-def _v(x, digits: int = 3) -> str:
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return "—" if x is None else str(x)
 
 
 def _digits(doc: dict) -> dict[str, int]:
@@ -71,7 +65,7 @@ def _evidence(doc: dict, ch: dict) -> str:
     for name, x in ch["evidence"].items():
         iv = x.get("interval")
         what = f" ({words[name]})" if name in words else ""
-        out.append(f"{name}{what} {_v(x['observed'])}"
+        out.append(f"{name}{what} {num(x['observed'])}"
                    + (f", 95 % interval {iv[0]:.3f}–{iv[1]:.3f}" if iv else ""))
     return "; ".join(out)
 
@@ -86,8 +80,8 @@ def _cost_table(doc: dict, now: dict, then: dict) -> Table:
     d = _digits(doc)
     units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
     return Table(["what the player gets", "now", "proposed", "change"], [
-        [Cell(label), Cell(_v(now.get(label), d.get(label, 2))),
-         Cell(_v(then.get(label), d.get(label, 2))),
+        [Cell(label), Cell(num(now.get(label), d.get(label, 2))),
+         Cell(num(then.get(label), d.get(label, 2))),
          Cell(_change_words(now.get(label), then.get(label), d.get(label, 2),
                             units.get(label, 1.0)))]
         for label in now])
@@ -135,7 +129,7 @@ def _row_section(doc: dict, r: dict) -> Section:
     if r.get("why"):
         items.append(Cell("The rule behind it: " + r["why"] + "."))
     for name, b in r["best"].items():
-        items.append(Cell(f"the best {name} any candidate reached: {_v(b['observed'])} "
+        items.append(Cell(f"the best {name} any candidate reached: {num(b['observed'])} "
                           f"(at {b['at']})"))
     for f in r.get("flagged", []):
         items.append(Cell(f"holds only by removing most of a feature: {f['change']} — "
@@ -224,7 +218,7 @@ def _how(doc: dict) -> Section:
 def _links(doc: dict, here: str | None) -> Section:
     """The runs the tune made and read, linked relative to the page's folder (``here``)."""
     def link(text: str, path: str) -> str:
-        return f"[{text}]({os.path.relpath(path, here)})" if here else f"{text} ({path})"
+        return render.path_link(text, path, here)
 
     base = os.path.join(doc["baseline_run"], "report.html")
     prop = os.path.join(doc["proposed_run"], "report.html")
