@@ -16,7 +16,7 @@ import numpy as np
 from boardcore import kernel_cache
 
 from . import record as rec
-from .codes import N_B, N_R, R, Defect
+from .codes import ALL_CLOSING, N_B, N_R, R, Defect
 from .errors import raise_defect
 from .plan import TilePlan
 
@@ -36,9 +36,10 @@ def seeds_of(plan: TilePlan, first: int, count: int) -> np.ndarray:
     return seeds
 
 
-def run_seeds(plan: TilePlan, seeds: np.ndarray):
+def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
     """(ints, sel, board, occ, seconds): the kernel's blocks for ``seeds``; board/occ are
-    the returned board of the last seed. Raises DefectError on a broken invariant."""
+    the returned board of the last seed. ``closing``: per board, the closing work it gets
+    (bits ``codes.Close``; default all of it). Raises DefectError on a broken invariant."""
     from ._kernels import attempt, compiling, search, sim  # numba loads here, not on import
 
     k = plan.kernel_inputs()
@@ -49,7 +50,9 @@ def run_seeds(plan: TilePlan, seeds: np.ndarray):
     occ = np.zeros(T, dtype=np.uint64)
     work = sim.make_work(plan.geometry.lane_count)
     memo = search.make_memo(plan.rules.dfs_node_cap)
-    args = (np.asarray(seeds, dtype=np.uint64), k.prm, k.city_cat, k.city_weight, k.ppe,
+    if closing is None:
+        closing = np.full(n, int(ALL_CLOSING), dtype=np.int64)
+    args = (np.asarray(seeds, dtype=np.uint64), np.asarray(closing, dtype=np.int64), k.prm, k.city_cat, k.city_weight, k.ppe,
             k.layer_counts, k.anchors, k.lane_xs, ints, sel, board, occ, work, memo)
     t0 = time.perf_counter()
     if not attempt.generate_tile_boards.signatures:

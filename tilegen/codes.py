@@ -18,6 +18,7 @@ MAX_PIECES = 64  # load-time cap on T: the exhaustive search's masks are uint64
 BP = 10000  # shares in the kernels are integers in basis points (1.00 = 10000)
 LAYOUT_SEQ = 1442695040888963407  # initseq of the layout stream (pcg_basic's default)
 OPENING_CLICKS = 5  # 05 §13.3 openingStability: "within the first 5 steps"
+MAX_RUNS = 1000  # load-time cap on runs_per_strategy (scratch buffers are sized by it)
 
 
 class Category(IntEnum):
@@ -71,6 +72,17 @@ class Strategy(IntEnum):
 
 
 STRATEGY_NAMES = ("match-first", "slot-build", "risk-averse")
+
+
+class Close(IntEnum):
+    """Bits of the attempt kernel's per-board ``closing`` flags: the closing work a board's
+    returned attempt gets after the attempt loop (decision 190)."""
+
+    SEARCH = 1  # the search from the start (line S) and the diagnostics of its lost runs
+    VARIANTS = 2  # the advisory rule-variant replays (alt_slot_*, *_only_pass_rate)
+
+
+ALL_CLOSING = Close.SEARCH | Close.VARIANTS
 
 
 class Mode(IntEnum):
@@ -300,3 +312,4 @@ class Defect(IntEnum):
     SLOT_OVERFLOW = 8  # slot > 7 at rest or bypass > 3
     CATEGORY_COVERAGE = 9
     ELEMENT_COUNTS = 10
+    REPLAY_DIFFERS = 11  # a lost run replayed for the diagnostics did not lose

@@ -22,6 +22,7 @@ _MEANING = {
     Defect.SLOT_OVERFLOW: "slot above 7 at rest or bypass above 3",
     Defect.CATEGORY_COVERAGE: "the selected elements miss a category the city has",
     Defect.ELEMENT_COUNTS: "pieces per element differ from the preset",
+    Defect.REPLAY_DIFFERS: "a lost tool-free run replayed for the diagnostics did not lose",
 }
 
 

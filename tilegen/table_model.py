@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from boardcore import tables
 from boardcore.errors import InputError
 
-from .codes import CATEGORY_NAMES, DENSITIES, SLOT_RULE_NAMES, TOOL_NAMES
+from .codes import CATEGORY_NAMES, DENSITIES, MAX_RUNS, SLOT_RULE_NAMES, TOOL_NAMES
 from .geometry import parse_decimal
 from .plan import Gates, Layout, Rules
 
@@ -167,7 +167,7 @@ ACCEPTANCE_FIELDS = (
 )
 # Upper bounds of the simulation and search settings: one board's work stays bounded
 # (the defaults are 100 runs and a 200,000-node search; ten times that is the ceiling).
-MAX_RUNS_PER_STRATEGY = 1000
+MAX_RUNS_PER_STRATEGY = MAX_RUNS
 MAX_DFS_NODE_CAP = 2_000_000
 RULES_FIELDS = (
     _int("runs_per_strategy", 1, MAX_RUNS_PER_STRATEGY),

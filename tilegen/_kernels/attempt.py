@@ -23,8 +23,8 @@ from numba import njit
 
 from boardcore._kernels.pcg import pcg_seed
 
-from ..codes import (BP, LAYOUT_SEQ, MAX_ATTEMPTS, N_B, N_S, N_V, B, Defect, Exit, P, R,
-                     Reason, S, V)
+from ..codes import (BP, LAYOUT_SEQ, MAX_ATTEMPTS, N_B, N_S, N_V, B, Close, Defect, Exit, P,
+                     R, Reason, S, V)
 from . import layout, search, sim
 
 
@@ -47,11 +47,12 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
     """The returned board replayed under rule variants on its own streams (advisory report
     columns; the design's slot rule and tool model are proposals): the other slot rule
     (tool-free and assisted wins), and each tool alone (assisted wins with the other two
-    tools' budgets at 0). Returns a Defect code."""
+    tools' budgets at 0; only the assisted runs are played). ``memo`` is not used (the
+    signature is the measuring driver's). Returns a Defect code."""
+    lost = work.lost
     prm_v[:] = prm
     prm_v[P.SLOT_RULE] = 1 - prm[P.SLOT_RULE]
-    stats[:] = 0
-    defect = sim.simulate(elem, occ, prm_v, seed, k, False, stats, work, memo)
+    _, defect = sim.batch(elem, occ, prm_v, seed, k, 3, stats, work, lost)
     if defect != 0:
         return defect
     row[R.ALT_SLOT_TF_WINS] = stats[S.TF_WINS]
@@ -61,8 +62,7 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
         for u in range(3):
             if u != t:
                 prm_v[P.BUDGET_REMOVE + u] = 0
-        stats[:] = 0
-        defect = sim.simulate(elem, occ, prm_v, seed, k, False, stats, work, memo)
+        _, defect = sim.batch(elem, occ, prm_v, seed, k, 2, stats, work, lost)
         if defect != 0:
             return defect
         row[R.ONLY_REMOVE_TA_WINS + t] = stats[S.TA_WINS]
@@ -90,12 +90,15 @@ def _covers_categories(sel, city_cat, E):
 
 
 @njit(cache=True, nogil=True)
-def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, anchors, lane_xs,
-                         ints, sel_out, board_out, occ_out, work, memo):
+def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_counts, anchors,
+                         lane_xs, ints, sel_out, board_out, occ_out, work, memo):
     """Fill ``ints[b]`` (R slots) and ``sel_out[b]`` for every seed; the returned board of
-    the last seed is left in ``board_out`` / ``occ_out``. ``work`` (``sim.make_work``) and
-    ``memo`` (``search.make_memo``) are the caller's scratch. Returns (defect, b): the first
-    invariant violation and the board it happened on, or (0, -1)."""
+    the last seed is left in ``board_out`` / ``occ_out``. ``closing[b]`` (bits ``Close``)
+    says which closing work board b gets: the search from the start and the diagnosed runs
+    (else R.SOLVABLE is -1 and the (diag) slots 0), the rule variants (else their slots
+    are -1). ``work`` (``sim.make_work``) and ``memo`` (``search.make_memo``) are the
+    caller's scratch. Returns (defect, b): the first invariant violation and the board it
+    happened on, or (0, -1)."""
     T = prm[P.T]
     E = prm[P.E]
     st = np.zeros(2, dtype=np.uint64)
@@ -106,6 +109,8 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
     lay = np.zeros(N_V, dtype=np.int64)
     best_lay = np.zeros(N_V, dtype=np.int64)
     stats = np.zeros(N_S, dtype=np.int64)
+    best_stats = np.zeros(N_S, dtype=np.int64)
+    lost = np.zeros((2, 3 * max(1, prm[P.RUNS]), 3), dtype=np.uint64)  # this / best attempt's
     elem = np.zeros(T, dtype=np.int32)
     sel = np.zeros(E, dtype=np.int32)
     prm_v = prm.copy()  # the rule variants' parameters
@@ -126,6 +131,8 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
         best_click = -1
         best_dist = np.int64(1) << np.int64(62)
         met = False
+        cur = 0  # the lost-run buffer of the attempt being simulated (1 - cur: the best's)
+        best_lost = 0
         k = 0
         for k in range(1, MAX_ATTEMPTS + 1):
             layout.draw_layout(st, ppe, layer_counts, anchors, prm, board)
@@ -152,8 +159,7 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
                 continue
             for p in range(T):
                 elem[p] = board[p, B.ELEM]
-            stats[:] = 0
-            defect = sim.simulate(elem, occ, prm, seed, k, False, stats, work, memo)
+            n_lost, defect = sim.batch(elem, occ, prm, seed, k, 3, stats, work, lost[cur])
             if defect != 0:
                 row[R.DEFECT] = defect
                 return defect, b
@@ -172,6 +178,9 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
                 best[:, :] = board
                 best_occ[:] = occ
                 best_lay[:] = lay
+                best_stats[:] = stats
+                best_lost = n_lost
+                cur = 1 - cur
             if dist == 0:
                 met = True
                 break
@@ -191,19 +200,30 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
         row[R.NEAR_OK] = best_lay[V.V4_OK]
         row[R.CLUSTER_OK] = best_lay[V.V5_OK]
         row[R.LAYOUT_VALID] = 1 if best_lay[V.FAILS] == 0 else 0
-        # the returned board: exhaustive search from the start, then the diagnosed runs
+        # the returned board: its runs (failed_layout: played now), the exhaustive search
+        # from the start, the diagnostics of its lost tool-free runs (replayed, recorded)
         for p in range(T):
             elem[p] = best[p, B.ELEM]
-        search.memo_clear(memo)
-        result, nodes = search.solve(elem, best_occ, T, E, np.uint64(0), np.int64(0), -1,
-                                     prm[P.SLOT_RULE], prm[P.DFS_CAP], memo)
-        row[R.SOLVABLE] = result
-        row[R.DFS_NODES] = nodes
-        stats[:] = 0
-        defect = sim.simulate(elem, best_occ, prm, seed, best_k, True, stats, work, memo)
-        if defect != 0:
-            row[R.DEFECT] = defect
-            return defect, b
+        if best_valid:
+            stats[:] = best_stats
+        else:
+            best_lost, defect = sim.batch(elem, best_occ, prm, seed, best_k, 3, stats, work,
+                                          lost[1 - cur])
+            if defect != 0:
+                row[R.DEFECT] = defect
+                return defect, b
+        row[R.SOLVABLE] = -1
+        if closing[b] & Close.SEARCH:
+            search.memo_clear(memo)
+            result, nodes = search.solve(elem, best_occ, T, E, np.uint64(0), np.int64(0), -1,
+                                         prm[P.SLOT_RULE], prm[P.DFS_CAP], memo)
+            row[R.SOLVABLE] = result
+            row[R.DFS_NODES] = nodes
+            defect = sim.diagnose_lost(elem, best_occ, prm, lost[1 - cur], best_lost, stats,
+                                       work, memo)
+            if defect != 0:
+                row[R.DEFECT] = defect
+                return defect, b
         for s in range(N_S):
             row[R.TF_WINS + s] = stats[s]
         low, high, assist, dist = _gate_excess(stats, prm)
@@ -220,10 +240,14 @@ def generate_tile_boards(seeds, prm, city_cat, city_weight, ppe, layer_counts, a
             row[R.FAILURE_REASON] = Reason.TOOL_FREE_HIGH
         else:
             row[R.FAILURE_REASON] = Reason.TOOL_ASSIST_LOW
-        defect = _variants(elem, best_occ, prm, prm_v, seed, best_k, stats, work, memo, row)
-        if defect != 0:
-            row[R.DEFECT] = defect
-            return defect, b
+        if closing[b] & Close.VARIANTS:
+            defect = _variants(elem, best_occ, prm, prm_v, seed, best_k, stats, work, memo, row)
+            if defect != 0:
+                row[R.DEFECT] = defect
+                return defect, b
+        else:
+            for i in range(R.ALT_SLOT_TF_WINS, R.ONLY_UNDO_TA_WINS + 1):
+                row[i] = -1
         board_out[:, :] = best
         occ_out[:] = best_occ
     return 0, -1

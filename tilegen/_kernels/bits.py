@@ -30,3 +30,16 @@ def popcount(typingctx, x):
         return builder.ctpop(args[0])
 
     return types.int64(x), codegen
+
+
+@intrinsic
+def ctz_u(typingctx, x):
+    """``ctz`` as a uint64: an array index the compiler needs no negative-index fix-up for
+    (a signed index costs three more instructions per access; the runs index per click)."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(x), codegen

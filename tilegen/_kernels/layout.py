@@ -19,6 +19,7 @@ from numba import njit
 from boardcore._kernels.pcg import pcg_bounded
 
 from ..codes import BP, OVERLAP_DEN, OVERLAP_NUM, B, Category, Defect, P, Reason, V
+from .bits import ctz, popcount
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -30,13 +31,6 @@ def _bit(q):
     return U1 << np.uint64(q)
 
 
-@njit(cache=True, nogil=True)
-def popcount(x):
-    n = 0
-    while x != U0:
-        x &= x - U1
-        n += 1
-    return n
 
 
 # ----------------------------------------------------------------------------- selection
@@ -221,9 +215,9 @@ def build_graph(board, T, piece, occ):
             if board[p, B.LAYER] == layer:
                 d = 0
                 w = occ[p]
-                for q in range(T):
-                    if (w >> np.uint64(q)) & U1:
-                        d = max(d, board[q, B.DEPTH] + 1)
+                while w != U0:
+                    d = max(d, board[ctz(w), B.DEPTH] + 1)
+                    w &= w - U1
                 board[p, B.DEPTH] = d
     return edges
 
@@ -247,10 +241,12 @@ def _closure(occ, T, pieces):
     grown = True
     while grown:
         grown = False
-        for p in range(T):
-            b = _bit(p)
-            if (pieces & b) and not (K & b) and (occ[p] & ~K) == U0:
-                K |= b
+        m = pieces & ~K
+        while m != U0:
+            p = ctz(m)
+            m &= m - U1
+            if (occ[p] & ~K) == U0:
+                K |= _bit(p)
                 grown = True
     return K
 
@@ -271,14 +267,18 @@ def _largest_group(board, T, pieces):
         grown = True
         while grown:
             grown = False
-            for q in range(T):
-                bq = _bit(q)
-                if (rest & bq) and not (comp & bq):
-                    for p in range(T):
-                        if (comp & _bit(p)) and _adjacent(board, p, q):
-                            comp |= bq
-                            grown = True
-                            break
+            mq = rest & ~comp
+            while mq != U0:
+                q = ctz(mq)
+                mq &= mq - U1
+                mp = comp
+                while mp != U0:
+                    p = ctz(mp)
+                    mp &= mp - U1
+                    if _adjacent(board, p, q):
+                        comp |= _bit(q)
+                        grown = True
+                        break
         best = max(best, popcount(comp))
         rest &= ~comp
     return best
@@ -291,13 +291,14 @@ def layout_checks(board, occ, prm, E, lay):
     c0 = U0
     edges = 0
     max_depth = 0
-    hi = 0
+    near = U0  # the pieces at most NEAR_DEPTH deep
     for p in range(T):
         if occ[p] == U0:
             c0 |= _bit(p)
         edges += popcount(occ[p])
         max_depth = max(max_depth, board[p, B.DEPTH])
-        hi = max(hi, board[p, B.LAYER])
+        if board[p, B.DEPTH] <= prm[P.NEAR_DEPTH]:
+            near |= _bit(p)
     chains = 0
     direct = 0
     near_ok = 1
@@ -308,18 +309,21 @@ def layout_checks(board, occ, prm, E, lay):
             chains += 1
         if popcount(mine & c0) >= 3:
             direct += 1
-        near = False
-        for p in range(T):
-            if (mine & _bit(p)) and board[p, B.DEPTH] <= prm[P.NEAR_DEPTH]:
-                near = True
-        if not near:
+        if mine & near == U0:
             near_ok = 0
-        for layer in range(1, hi + 1):
+        rest = mine  # V5, one layer of the element at a time
+        while rest != U0:
+            layer = board[ctz(rest), B.LAYER]
             same = U0
-            for p in range(T):
-                if (mine & _bit(p)) and board[p, B.LAYER] == layer:
+            m = rest
+            while m != U0:
+                p = ctz(m)
+                m &= m - U1
+                if board[p, B.LAYER] == layer:
                     same |= _bit(p)
-            if _largest_group(board, T, same) >= prm[P.CLUSTER_SIZE]:
+            rest &= ~same
+            if (popcount(same) >= prm[P.CLUSTER_SIZE]
+                    and _largest_group(board, T, same) >= prm[P.CLUSTER_SIZE]):
                 cluster_ok = 0
     n_click = popcount(c0)
     lay[V.CLICKABLE] = n_click

@@ -21,7 +21,7 @@ holds this equal to the per-piece maximum of the key.
 from numba import njit
 
 from ..codes import Strategy
-from .bits import ctz, popcount
+from .bits import ctz_u, popcount
 from .memo import ONE, U64
 from .work import ZERO
 
@@ -49,30 +49,32 @@ def _union(em, m):
     """The union of em[e] over the elements e of the mask m."""
     ties = ZERO
     while m != ZERO:
-        ties |= em[ctz(m)]
+        ties |= em[ctz_u(m)]
         m &= m - ONE
     return ties
 
 
 @njit(cache=True, nogil=True)
 def choose(strategy, full_slot, em, eon, c1, c2, clk):
-    """The legal clicks with the strategy's best key, a piece mask (0: no legal click);
-    ``clk`` is the union of ``em``."""
+    """The legal clicks with the strategy's best key, a piece mask (0: no legal click).
+    The clickable pieces of element e are ``em[e] & clk``: ``em`` may hold each element's
+    clickable pieces (``run._runs``) or all its pieces on the board and more that are not
+    clickable (``fast.py``: element masks that need no update per click)."""
     m = c2 & eon
     if m != ZERO:
-        return _union(em, m)
+        return _union(em, m) & clk
     if full_slot:
         return ZERO
     if strategy == Strategy.MATCH_FIRST:
         return clk
     m = c1 & eon
     if strategy == Strategy.SLOT_BUILD:
-        return _union(em, m) if m != ZERO else clk
+        return _union(em, m) & clk if m != ZERO else clk
     if m != ZERO:  # risk-averse, c = 1: v >= 2 (key 7) before v = 1 (key 6)
         two = ZERO
         one = ZERO
         while m != ZERO:
-            x = em[ctz(m)]
+            x = em[ctz_u(m)] & clk
             m &= m - ONE
             one |= x
             if x & (x - ONE):
@@ -82,7 +84,7 @@ def choose(strategy, full_slot, em, eon, c1, c2, clk):
     ties = ZERO
     m = eon
     while m != ZERO:
-        x = em[ctz(m)]
+        x = em[ctz_u(m)] & clk
         m &= m - ONE
         v = min(3, popcount(x))
         if v > best:
@@ -91,3 +93,4 @@ def choose(strategy, full_slot, em, eon, c1, c2, clk):
         elif v == best:
             ties |= x
     return ties
+

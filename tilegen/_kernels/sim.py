@@ -3,9 +3,10 @@ strategies, tool-free and tool-assisted, the per-attempt batch (``simulate``) an
 single run (``play`` / ``replay``). The deadlock classification of one state is
 ``search.classify_deadlock``.
 
-One run code (``run._runs``, one run per turn of its loop) is the only game code:
-``simulate`` calls it untraced, ``play`` / ``replay`` traced, so a replay equals the batch
-(same draws, same result).
+The rules live in one run code (``run._runs``): ``play`` / ``replay`` call it traced and the
+diagnostics recorded. The batch (``batch``, ``simulate``) plays the same rules through the
+untraced runs of ``fast.py``, held equal to ``_runs`` run by run (decision 189), so a
+replay equals the batch (same draws, same result).
 
 Rules (decisions 58-60, 103, 107): a piece is clickable iff it is on the board (lanes
 included) and no piece on the board occludes it (``occ[p] & on_board == 0``); a click is
@@ -28,17 +29,19 @@ decision 61); ties (>= 2 pieces) draw ``bounded(#ties)`` over the tied pieces in
 piece index; one candidate draws nothing. Streams: attempt k, mode m, strategy s:
 ``pcg_seed(seed, 8k + 3m + s)``; runs 0 .. R-1 draw in order from it.
 
-Rooms: the run code and its bookkeeping ``run.py``, the choice ``moves.py``, the scratch and
-the board tables ``work.py``, the trace columns ``trace.py``, the search-based figures
-``diagnose.py``. This module keeps the names other modules import.
+Rooms: the run code and its bookkeeping ``run.py``, the batch's runs ``fast.py``, the choice
+``moves.py``, the scratch and the board tables ``work.py``, the trace columns ``trace.py``,
+the search-based figures ``diagnose.py``. This module keeps the names other modules import.
 """
 
+import numpy as np
 from numba import njit
 
 from boardcore._kernels.pcg import pcg_seed
 
 from ..codes import N_S, Defect, Mode, P
 from .diagnose import DIAG_BUDGET_CAPS, _diagnose
+from .fast import ta_runs, tf_runs
 from .memo import U64, MemoSlot, memo_clear
 from .run import _runs
 from .work import N_RUN, Run, SimWork, make_work, prepare  # noqa: F401
@@ -46,46 +49,67 @@ from .trace import ACT_NAMES, Act, Tr, trace_shape  # noqa: F401
 
 
 @njit(cache=True, nogil=True)
-def simulate(elem, occ, prm, seed, k, diagnose, stats, work, memo):
-    """Batch of attempt k (decisions 62, 101): for mode 0 (tool-free), 1 (tool-assisted) and
-    strategy s = 0 .. 2, stream ``pcg_seed(seed, 8k + 3 mode + s)`` and runs 0 .. R-1 on it;
-    sums into ``stats`` (int64[N_S], slots codes.S, zeroed here). With ``diagnose`` the
-    memo is cleared once (a new board) and the (diag) slots are filled. Returns a Defect
-    code (the first broken invariant; ``stats`` is then partial)."""
+def batch(elem, occ, prm, seed, k, modes, stats, work, lost):
+    """The runs of attempt k (decisions 62, 101) for the modes of the bit mask ``modes``
+    (1: tool-free, 2: tool-assisted): per mode and strategy s = 0 .. 2, stream
+    ``pcg_seed(seed, 8k + 3 mode + s)`` and runs 0 .. R-1 on it (``fast.py``); sums into
+    ``stats`` (int64[N_S], slots codes.S, zeroed here; the (diag) slots stay 0). The start
+    state of each lost tool-free run goes to ``lost`` (uint64[>= 3R, 3], in run order).
+    Returns (lost runs, Defect code: the first broken invariant; ``stats`` is then partial)."""
     for i in range(N_S):
         stats[i] = 0
-    budget_end = 0
-    if diagnose:
-        memo_clear(memo)
-        budget_end = memo.meta[MemoSlot.NODES] + DIAG_BUDGET_CAPS * prm[P.DFS_CAP]
     R = prm[P.RUNS]
     st = work.st
-    out = work.run
-    path = work.path
-    undo_at = work.undo_at
-    rem_code = work.rem_code
-    table = memo.table
-    spill = memo.spill
-    meta = memo.meta
-    stk = memo.stk
-    occ_u = memo.occ_u
     prepare(elem, occ, prm, work)
-    for mode in range(2):
-        tools = mode == Mode.TOOL_ASSIST
-        record = diagnose and not tools
+    n_lost = 0
+    if modes & 1:
         for s in range(3):
-            pcg_seed(st, seed, U64(8 * k + 3 * mode + s))
-            done = 0
-            while done < R:  # _runs returns early for a defect or a lost run to diagnose
-                played, code = _runs(elem, occ, prm, s, tools, st, work, R - done, record, False,
-                                     work.no_trace, work.no_trace_elem, stats)
-                done += played
-                if code != Defect.NONE:
-                    return code
-                if record and not out[Run.WON]:
-                    _diagnose(elem, occ, prm, out[Run.CLICKS], path, undo_at, rem_code, table,
-                              spill, meta, stk, occ_u, stats, budget_end)
+            pcg_seed(st, seed, U64(8 * k + s))
+            n_lost, code = tf_runs(elem, occ, prm, s, st, work, R, stats, lost, n_lost)
+            if code != Defect.NONE:
+                return n_lost, code
+    if modes & 2:
+        for s in range(3):
+            pcg_seed(st, seed, U64(8 * k + 3 + s))
+            code = ta_runs(elem, occ, prm, s, st, work, R, stats)
+            if code != Defect.NONE:
+                return n_lost, code
+    return n_lost, Defect.NONE
+
+
+@njit(cache=True, nogil=True)
+def diagnose_lost(elem, occ, prm, lost, n_lost, stats, work, memo):
+    """Add the (diag) slots of the lost tool-free runs ``lost[0 : n_lost]`` (``batch``'s,
+    in run order) to ``stats``: each run is replayed from its start state by the one run
+    code, recorded, and diagnosed (``diagnose.py``) on ``memo``, cleared once here (a new
+    board). Returns a Defect code (REPLAY_DIFFERS if a replayed run did not lose)."""
+    memo_clear(memo)
+    budget_end = memo.meta[MemoSlot.NODES] + DIAG_BUDGET_CAPS * prm[P.DFS_CAP]
+    st = work.st
+    out = work.run
+    prepare(elem, occ, prm, work)
+    for i in range(n_lost):
+        st[0] = lost[i, 0]
+        st[1] = lost[i, 1]
+        _, code = _runs(elem, occ, prm, np.int64(lost[i, 2]), False, st, work, 1, True, False,
+                        work.no_trace, work.no_trace_elem, work.tally)
+        if code != Defect.NONE:
+            return code
+        if out[Run.WON]:
+            return Defect.REPLAY_DIFFERS
+        _diagnose(elem, occ, prm, out[Run.CLICKS], work.path, work.undo_at, work.rem_code,
+                  memo.table, memo.spill, memo.meta, memo.stk, memo.occ_u, stats, budget_end)
     return Defect.NONE
+
+
+@njit(cache=True, nogil=True)
+def simulate(elem, occ, prm, seed, k, diagnose, stats, work, memo):
+    """Batch of attempt k, both modes (``batch``); with ``diagnose`` the (diag) slots too
+    (``diagnose_lost``). Returns a Defect code."""
+    n_lost, code = batch(elem, occ, prm, seed, k, 3, stats, work, work.lost)
+    if code != Defect.NONE or not diagnose:
+        return code
+    return diagnose_lost(elem, occ, prm, work.lost, n_lost, stats, work, memo)
 
 
 @njit(cache=True, nogil=True)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..codes import BYPASS_CAP, MAX_PIECES, N_S, SLOT_CAP, P, S, Tool
+from ..codes import BYPASS_CAP, MAX_PIECES, MAX_RUNS, N_S, SLOT_CAP, P, S, Tool
 from .bits import ctz
 from .memo import ONE, U64, full_mask
 from .trace import N_TOOLS, Act
@@ -46,6 +46,8 @@ class SimWork(NamedTuple):
     el: np.ndarray  # int32[MAX_PIECES]: the run's elements (Shuffle changes them)
     cov: np.ndarray  # uint64[MAX_PIECES]: pieces each piece occludes (board, ``prepare``)
     em0: np.ndarray  # uint64[MAX_PIECES]: initially clickable pieces per element (board)
+    elm: np.ndarray  # uint64[MAX_PIECES]: the pieces of each element (board)
+    elr: np.ndarray  # uint64[MAX_PIECES]: a run's element masks (fast.ta_runs; Shuffle)
     em: np.ndarray  # uint64[MAX_PIECES]: clickable on-board pieces per element (run)
     slot: np.ndarray  # int32[SLOT_CAP + 1]: slot pieces in order
     seq: np.ndarray  # int64[SLOT_CAP + 1]: their insertion numbers
@@ -58,6 +60,10 @@ class SimWork(NamedTuple):
     run: np.ndarray  # int64[N_RUN], slots Run
     left: np.ndarray  # int64[3]: tool budget left, by codes.Tool
     tally: np.ndarray  # int64[N_S]: sums of the runs a replay plays (not read)
+    gnum: np.ndarray  # int64[MAX_PIECES]: per element, its slot group's start (fast.ta_runs)
+    gp: np.ndarray  # int32[2 MAX_PIECES]: the group's pieces (2e, 2e + 1)
+    gq: np.ndarray  # int64[2 MAX_PIECES]: their insertion numbers
+    lost: np.ndarray  # uint64[3 MAX_RUNS, 3]: lost tool-free runs' start states (sim.batch)
     no_trace: np.ndarray  # int32[0, 1]: the untraced run's trace
     no_trace_elem: np.ndarray  # int32[0, 1]
 
@@ -68,27 +74,33 @@ def make_work(n_lanes: int) -> SimWork:
     i32 = lambda m: np.zeros(m, dtype=np.int32)  # noqa: E731
     i64 = lambda m: np.zeros(m, dtype=np.int64)  # noqa: E731
     return SimWork(
-        st=u64(2), el=i32(n), cov=u64(n), em0=u64(n), em=u64(n), slot=i32(SLOT_CAP + 1),
+        st=u64(2), em=u64(n), slot=i32(SLOT_CAP + 1),
         seq=i64(SLOT_CAP + 1), byp=i32(BYPASS_CAP), lane=i32(max(1, int(n_lanes))),
         idx=i32(n), path=u64(n + 1), undo_at=i64(n + 1), rem_code=i64(n + 1),
-        run=i64(N_RUN), left=i64(N_TOOLS), tally=i64(N_S),
+        run=i64(N_RUN), left=i64(N_TOOLS), tally=i64(N_S), el=i32(n), cov=u64(n),
+        em0=u64(n), elm=u64(n), elr=u64(n), gnum=i64(n), gp=i32(2 * n), gq=i64(2 * n),
+        lost=np.zeros((3 * MAX_RUNS, 3), dtype=np.uint64),
         no_trace=np.zeros((0, 1), dtype=np.int32), no_trace_elem=np.zeros((0, 1), dtype=np.int32))
 
 
 @njit(cache=True, nogil=True)
 def prepare(elem, occ, prm, work):
     """The board's tables every run starts from: ``cov`` (bit p of cov[q] iff q occludes p,
-    the reverse of ``occ``) and the initially clickable pieces of each element (``em0``)."""
+    the reverse of ``occ``), the initially clickable pieces of each element (``em0``) and
+    each element's pieces (``elm``)."""
     T = prm[P.T]
     full = full_mask(T)
     cov = work.cov
     em0 = work.em0
+    elm = work.elm
     for q in range(T):
         cov[q] = ZERO
     for e in range(prm[P.E]):
         em0[e] = ZERO
+        elm[e] = ZERO
     for p in range(T):
         bit = ONE << U64(p)
+        elm[elem[p]] |= bit
         m = occ[p] & full
         if m == ZERO:
             em0[elem[p]] |= bit
