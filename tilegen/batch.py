@@ -16,7 +16,7 @@ import numpy as np
 from boardcore import kernel_cache
 
 from . import record as rec
-from .codes import ALL_CLOSING, N_B, N_R, R, Defect
+from .codes import ALL_CLOSING, N_B, N_R, Close, R, Defect
 from .errors import raise_defect
 from .plan import TilePlan
 
@@ -34,6 +34,16 @@ def seeds_of(plan: TilePlan, first: int, count: int) -> np.ndarray:
         seeds[audit] = plan.audit_seeds(int(idx[audit][0]), int(audit.sum()))
     seeds[~audit] = np.uint64(plan.production_seed)
     return seeds
+
+
+def closing_of(plan: TilePlan, first: int, count: int) -> np.ndarray:
+    """The closing work (bits ``codes.Close``) of boards [first, first + count): the search
+    from the start for every board; the diagnostics and the rule variants for the
+    production board (index -1) and the audit boards whose index is a multiple of the row's
+    ``diagnose_every`` (decision 190)."""
+    idx = np.arange(first, first + count, dtype=np.int64)
+    sampled = (idx == -1) | (idx % plan.rules.diagnose_every == 0)
+    return np.where(sampled, int(ALL_CLOSING), int(Close.SEARCH)).astype(np.int64)
 
 
 def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
@@ -69,7 +79,7 @@ def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
 def run_block(plan: TilePlan, first: int, count: int) -> dict[str, np.ndarray]:
     """Record columns of boards [first, first + count) of ``plan`` (index -1: production)."""
     seeds = seeds_of(plan, first, count)
-    ints, sel, _, _, seconds = run_seeds(plan, seeds)
+    ints, sel, _, _, seconds = run_seeds(plan, seeds, closing_of(plan, first, count))
     assert not ints[:, int(R.DEFECT)].any()
     gen_ms = 1000.0 * seconds / max(1, count)
     return rec.columns(plan, ints, sel, seeds, np.arange(first, first + count), gen_ms)

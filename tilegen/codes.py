@@ -78,11 +78,13 @@ class Close(IntEnum):
     """Bits of the attempt kernel's per-board ``closing`` flags: the closing work a board's
     returned attempt gets after the attempt loop (decision 190)."""
 
-    SEARCH = 1  # the search from the start (line S) and the diagnostics of its lost runs
-    VARIANTS = 2  # the advisory rule-variant replays (alt_slot_*, *_only_pass_rate)
+    SEARCH = 1  # the search from the start (line S)
+    DIAGNOSE = 2  # the diagnostics of its lost tool-free runs (the (diag) slots of S)
+    VARIANTS = 4  # the advisory rule-variant replays (alt_slot_*, *_only_pass_rate)
 
 
-ALL_CLOSING = Close.SEARCH | Close.VARIANTS
+ALL_CLOSING = Close.SEARCH | Close.DIAGNOSE | Close.VARIANTS
+DIAGNOSE_EVERY = 16  # default rules.toml diagnose_every: the sample of diagnosed audit boards
 
 
 class Mode(IntEnum):
@@ -293,6 +295,7 @@ class R(IntEnum):
     ONLY_REMOVE_TA_WINS = 49  # assisted wins with one tool's budget only (others 0),
     ONLY_SHUFFLE_TA_WINS = 50  # in codes.Tool order
     ONLY_UNDO_TA_WINS = 51
+    DIAGNOSED = 52  # 1 if the board got the diagnostics and the rule variants (Close)
 
 
 N_R = len(R)

@@ -160,11 +160,13 @@ def generate_planned(plan: TilePlan, *, seed: int | None = None,
         if index < -1:
             raise InputError(f"--index must be >= -1 (got {index})")
         seeds = batch.seeds_of(plan, index, 1)
+        closing = batch.closing_of(plan, index, 1)  # as the audit computes that board
     else:
         if not 0 <= int(seed) < 2**64:
             raise InputError(f"--seed must be in [0, 2^64) (got {seed})")
         seeds = np.array([int(seed)], dtype=np.uint64)
-    ints, sel, arr, occ, seconds = batch.run_seeds(plan, seeds)
+        closing = None  # a hand-typed seed: all of it
+    ints, sel, arr, occ, seconds = batch.run_seeds(plan, seeds, closing)
     cols = rec.columns(plan, ints, sel, seeds, np.array([-2 if index is None else index]),
                        1000.0 * seconds)
     record = {k: _plain(v[0]) for k, v in cols.items()}

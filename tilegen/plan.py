@@ -14,7 +14,7 @@ import numpy as np
 
 from boardcore.streams import derive_seeds, fnv1a_64
 
-from .codes import BP, N_PRM, P, SLOT_RULE_NAMES, TOOL_NAMES
+from .codes import BP, DIAGNOSE_EVERY, N_PRM, P, SLOT_RULE_NAMES, TOOL_NAMES
 
 STREAM_PREFIX = "tilegen:"
 
@@ -88,6 +88,8 @@ class Rules:
     dfs_node_cap: int
     near_depth: int
     cluster_size: int
+    diagnose_every: int = DIAGNOSE_EVERY  # the audit boards with seed_index % this == 0 (and
+    #   the production board) get the diagnostics and the rule variants (decision 190)
 
 
 @dataclass(frozen=True)

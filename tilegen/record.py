@@ -27,6 +27,7 @@ MAX_LAYERS = 4  # n_layer_1 .. n_layer_4 (the longest density distribution)
 
 _SHARE = dict(unit="share", ge=0.0, le=1.0)
 _COUNT = dict(ge=0)
+_UNDIAG = " (null: not diagnosed)"
 _REJ = "attempts (of those made) whose layout or gates failed "
 
 RECORD: tuple[Field, ...] = (
@@ -102,19 +103,20 @@ RECORD: tuple[Field, ...] = (
     Field("avg_peak_slot_usage", "float64", "mean peak resting slot count over tool-free runs",
           "cells", ge=0.0, le=7.0),
     Field("opening_stability", "float64", f"share of tool-free runs doomed after their "
-          f"{OPENING_CLICKS}th click (exhaustive search: no win left)", **_SHARE),
+          f"{OPENING_CLICKS}th click (exhaustive search: no win left){_UNDIAG}", **_SHARE,
+          nullable=True),
     Field("opening_fail_le5_literal", "float64", "share of tool-free runs lost at click <= 5 "
           "(the literal reading; always 0)", **_SHARE),
     Field("opening_unknown", "float64", "share of tool-free runs whose state after 5 clicks "
-          "the search could not decide (node cap)", **_SHARE),
+          f"the search could not decide (node cap){_UNDIAG}", **_SHARE, nullable=True),
     Field("stuck_rate", "float64", "share of tool-assisted runs that hit a hard deadlock",
           **_SHARE),
     Field("soft_deadlock_rate", "float64", "share of tool-free runs that passed through a soft "
-          "deadlock (doomed, one tool away from winnable)", **_SHARE),
+          f"deadlock (doomed, one tool away from winnable){_UNDIAG}", **_SHARE, nullable=True),
     Field("mean_fail_step", "float64", "mean clicks at the loss over tool-free losses (null: "
           "no loss)", "clicks", ge=0.0, nullable=True),
     Field("mean_doom_step", "float64", "mean first click after which a lost tool-free run was "
-          "doomed (null: no such loss)", "clicks", ge=0.0, nullable=True),
+          "doomed (null: no such loss, or not diagnosed)", "clicks", ge=0.0, nullable=True),
     Field("uses_remove", "float64", "Remove uses per tool-assisted run", ge=0.0),
     Field("uses_shuffle", "float64", "Shuffle uses per tool-assisted run", ge=0.0),
     Field("uses_undo", "float64", "Undo uses per tool-assisted run", ge=0.0),
@@ -124,19 +126,23 @@ RECORD: tuple[Field, ...] = (
     Field("gate_clickable", "bool", "the returned board passes the clickable gate (V1)"),
     Field("gate_tool_free", "bool", "... the tool-free band (G1)"),
     Field("gate_tool_assist", "bool", "... the tool-assisted minimum (G2)"),
+    Field("diagnosed", "bool", "the board got the diagnostics (opening_stability, "
+          "opening_unknown, soft_deadlock_rate, mean_doom_step) and the rule variants: the "
+          "production board and the audit boards with seed_index a multiple of "
+          "diagnose_every (rules.toml)"),
     # ---- rule variants on the returned board (advisory columns; same streams)
     Field("alt_slot_rule", "str", "the other slot rule, replayed for comparison",
           values=SLOT_RULE_NAMES),
     Field("alt_slot_tool_free_pass_rate", "float64",
-          "tool-free pass rate under the other slot rule", **_SHARE),
+          f"tool-free pass rate under the other slot rule{_UNDIAG}", **_SHARE, nullable=True),
     Field("alt_slot_tool_assist_pass_rate", "float64",
-          "tool-assisted pass rate under the other slot rule", **_SHARE),
+          f"tool-assisted pass rate under the other slot rule{_UNDIAG}", **_SHARE, nullable=True),
     Field("remove_only_pass_rate", "float64",
-          "tool-assisted pass rate with Remove as the only tool", **_SHARE),
+          f"tool-assisted pass rate with Remove as the only tool{_UNDIAG}", **_SHARE, nullable=True),
     Field("shuffle_only_pass_rate", "float64",
-          "tool-assisted pass rate with Shuffle as the only tool", **_SHARE),
+          f"tool-assisted pass rate with Shuffle as the only tool{_UNDIAG}", **_SHARE, nullable=True),
     Field("undo_only_pass_rate", "float64",
-          "tool-assisted pass rate with Undo as the only tool", **_SHARE),
+          f"tool-assisted pass rate with Undo as the only tool{_UNDIAG}", **_SHARE, nullable=True),
     Field("gen_ms", "float64", "wall time of the board's generation (block mean)", "ms",
           ge=0.0, timing=True),
 )
@@ -146,6 +152,11 @@ FIELDS = {f.name: f for f in RECORD}
 
 def _share(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return np.asarray(num, dtype=np.float64) / np.asarray(den, dtype=np.float64)
+
+
+def _if(has: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values where ``has``, NaN (a null in the record) elsewhere."""
+    return np.where(has, values, np.nan)
 
 
 def _mean_or_nan(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -178,6 +189,7 @@ def columns(plan: TilePlan, ints: np.ndarray, sel: np.ndarray, seeds: np.ndarray
     names = np.array(plan.city_elements, dtype=object)
     element_ids = np.array([",".join(names[row]) for row in sel], dtype=object)
     exits = np.array(EXIT_NAMES, dtype=object)[col(R.EXIT)]
+    diag = col(R.DIAGNOSED) == 1  # the sampled boards (batch.closing_of)
     reasons = np.array(REASON_NAMES, dtype=object)[col(R.FAILURE_REASON)]
     solvable = np.array(SOLVABLE_NAMES, dtype=object)[col(R.SOLVABLE)]
     out = {
@@ -239,14 +251,14 @@ def columns(plan: TilePlan, ints: np.ndarray, sel: np.ndarray, seeds: np.ndarray
         "avg_turns_to_finish": _mean_or_nan(col(R.TF_CLICKS_WON).astype(np.float64),
                                             tf_wins),
         "avg_peak_slot_usage": _share(col(R.TF_PEAK_SUM), runs),
-        "opening_stability": _share(col(R.TF_DOOMED_5), runs),
+        "opening_stability": _if(diag, _share(col(R.TF_DOOMED_5), runs)),
         "opening_fail_le5_literal": _share(col(R.TF_OPEN_LITERAL), runs),
-        "opening_unknown": _share(col(R.TF_UNKNOWN_5), runs),
+        "opening_unknown": _if(diag, _share(col(R.TF_UNKNOWN_5), runs)),
         "stuck_rate": _share(col(R.TA_STUCK), runs),
-        "soft_deadlock_rate": _share(col(R.TF_SOFT), runs),
+        "soft_deadlock_rate": _if(diag, _share(col(R.TF_SOFT), runs)),
         "mean_fail_step": _mean_or_nan(col(R.TF_FAIL_STEP_SUM).astype(np.float64), tf_losses),
-        "mean_doom_step": _mean_or_nan(col(R.TF_DOOM_STEP_SUM).astype(np.float64),
-                                       col(R.TF_DOOMED_LOSSES)),
+        "mean_doom_step": _if(diag, _mean_or_nan(col(R.TF_DOOM_STEP_SUM).astype(np.float64),
+                                       col(R.TF_DOOMED_LOSSES))),
         "uses_remove": _share(col(R.USES_REMOVE), runs),
         "uses_shuffle": _share(col(R.USES_SHUFFLE), runs),
         "uses_undo": _share(col(R.USES_UNDO), runs),
@@ -255,13 +267,14 @@ def columns(plan: TilePlan, ints: np.ndarray, sel: np.ndarray, seeds: np.ndarray
         "gate_clickable": col(R.GATE_CLICKABLE) == 1,
         "gate_tool_free": col(R.GATE_TOOL_FREE) == 1,
         "gate_tool_assist": col(R.GATE_TOOL_ASSIST) == 1,
+        "diagnosed": diag.copy(),
         "alt_slot_rule": full(SLOT_RULE_NAMES[1 - SLOT_RULE_NAMES.index(plan.rules.slot_rule)],
                               object),
-        "alt_slot_tool_free_pass_rate": _share(col(R.ALT_SLOT_TF_WINS), runs),
-        "alt_slot_tool_assist_pass_rate": _share(col(R.ALT_SLOT_TA_WINS), runs),
-        "remove_only_pass_rate": _share(col(R.ONLY_REMOVE_TA_WINS), runs),
-        "shuffle_only_pass_rate": _share(col(R.ONLY_SHUFFLE_TA_WINS), runs),
-        "undo_only_pass_rate": _share(col(R.ONLY_UNDO_TA_WINS), runs),
+        "alt_slot_tool_free_pass_rate": _if(diag, _share(col(R.ALT_SLOT_TF_WINS), runs)),
+        "alt_slot_tool_assist_pass_rate": _if(diag, _share(col(R.ALT_SLOT_TA_WINS), runs)),
+        "remove_only_pass_rate": _if(diag, _share(col(R.ONLY_REMOVE_TA_WINS), runs)),
+        "shuffle_only_pass_rate": _if(diag, _share(col(R.ONLY_SHUFFLE_TA_WINS), runs)),
+        "undo_only_pass_rate": _if(diag, _share(col(R.ONLY_UNDO_TA_WINS), runs)),
         "gen_ms": full(gen_ms, np.float64),
     }
     assert list(out) == list(FIELDS), "record.columns out of step with RECORD"

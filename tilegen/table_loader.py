@@ -30,7 +30,7 @@ from boardcore.tables import Collector, emit, has, key_name, parse_toml, show, u
 
 from . import table_checks as tc
 from . import table_model as tm
-from .codes import DENSITIES, Category
+from .codes import DENSITIES, DIAGNOSE_EVERY, Category
 from .geometry import geometry_for, layer_counts
 from .plan import Gates, Rules, TilePlan
 from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DENSITY_FILE, LAYOUT_FILE, PRESETS_FILE,
@@ -239,7 +239,7 @@ def _load_rules(doc: dict | None, out: Collector) -> Rules | None:
     b = ok["tool_budget"]
     return Rules(ok["runs_per_strategy"], ok["slot_rule"], b["remove"], b["shuffle"],
                  b["undo"], tuple(ok["tool_order"]), ok["dfs_node_cap"], ok["near_depth"],
-                 ok["cluster_size"])
+                 ok["cluster_size"], ok.get("diagnose_every", DIAGNOSE_EVERY))
 
 
 # ------------------------------------------------------------------- presets (04, 05)

@@ -178,6 +178,7 @@ RULES_FIELDS = (
     _int("dfs_node_cap", 1, MAX_DFS_NODE_CAP),
     _int("near_depth", 0),
     _int("cluster_size", 2),
+    _int("diagnose_every", 1, 4096, required=False),
 )
 BUDGET_FIELDS = tuple(_int(t, 0) for t in TOOL_NAMES)
 SUBTABLES = {"lanes": LANE_FIELDS, "tool_budget": BUDGET_FIELDS}
