@@ -2,16 +2,20 @@
 the plain-Python reading on the same boards (a benchmark, not a test).
 
 One attempt = a layout draw with its graph and V1-V5, and for a layout-valid one the 6R
-simulated runs; each board adds its closing work (the search from the start and the
-diagnosed runs of the returned attempt). Per attempt = the batch path's kernel time
-(``batch.run_block``: ``gen_ms`` x boards) / sum of ``attempts_used``, so the closing work
-is spread over the board's attempts exactly as it is in an audit. Kernel figures are medians
-over ``repeats`` after a warm-up call (compile or cache load, reported apart).
+simulated runs; each board adds its closing work as the audit runs it (``closing_of``: the
+search from the start on every board, the diagnostics and the rule variants on the sampled
+ones). Per attempt = the batch path's kernel time (``batch.run_block``: ``gen_ms`` x boards)
+/ sum of ``attempts_used``, so the closing work is spread over the board's attempts exactly
+as it is in an audit. The same boards are also timed without any closing work: that is
+the core, and kernel - core the extras (decision 190 bounds their share at 25 %). Kernel
+figures are medians over ``repeats`` after a warm-up call (compile or cache load, reported
+apart).
 
 The plain reading (``benchmarks/tilegen_plain.py`` of a checkout; skipped when the package
-is installed without it) plays the same draws: its per-board blocks must equal the
-kernel's, else the ratio is withheld (``same`` false). The ratio compares both on the same
-first ``plain_boards`` boards.
+is installed without it) plays the same draws with all the closing work on every board:
+its per-board blocks must equal the kernel's (run the same way), else the ratio is
+withheld (``same`` false). The ratio compares both on the same first ``plain_boards``
+boards.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from .errors import InputError
 
 PLAIN = Path(__file__).resolve().parents[1] / "benchmarks" / "tilegen_plain.py"
 REQUIRED_RATIO = 50  # the issue: the kernel at least 50x faster than the plain reading
+EXTRAS_BOUND = 0.25  # the extras at most a quarter of a board's kernel time (decision 190)
 
 
 def plain_reading():
@@ -50,6 +55,31 @@ def _kernel_us(plan, first: int, count: int, repeats: int) -> tuple[float, int]:
         kernel_s = float(cols["gen_ms"][0]) * count / 1000.0
         per.append(kernel_s * 1e6 / attempts)
     return statistics.median(per), attempts
+
+
+def _split_us(plan, count: int, repeats: int) -> dict:
+    """The audit's per-attempt kernel time of boards [0, count) split in two, each repeat
+    timing both back to back: the core (the attempt loop alone: layout, graph, V1-V5 and
+    the 6R runs of every attempt; no closing work) and the extras (what the audit adds per
+    returned board: the search from the start on every board, the diagnostics and the rule
+    variants on its sample; ``batch.closing_of``). Medians over ``repeats``."""
+    from . import batch
+    from .codes import Close, R
+
+    seeds = batch.seeds_of(plan, 0, count)
+    audit = batch.closing_of(plan, 0, count)
+    none = np.zeros(count, dtype=np.int64)
+    core, full, attempts = [], [], 0
+    for _ in range(repeats):
+        ints, *_, seconds = batch.run_seeds(plan, seeds, none)
+        attempts = int(ints[:, R.ATTEMPTS_USED].sum())
+        core.append(seconds * 1e6 / attempts)
+        ints, *_, seconds = batch.run_seeds(plan, seeds, audit)
+        full.append(seconds * 1e6 / attempts)
+    c, f = statistics.median(core), statistics.median(full)
+    return {"core_us_per_attempt": round(c, 1), "extras_us_per_attempt": round(f - c, 1),
+            "extras_share": round((f - c) / f, 3) if f > 0 else None,
+            "diagnosed_boards": int(((audit & int(Close.DIAGNOSE)) != 0).sum())}
 
 
 def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
@@ -82,6 +112,7 @@ def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
         row = {"city": key[0], "level": key[1], "revision": key[2],
                "pieces": plan.total_pieces, "runs_per_strategy": plan.rules.runs_per_strategy,
                "boards": boards, "attempts": attempts, "kernel_us_per_attempt": round(us, 1),
+               **_split_us(plan, boards, repeats),
                "repeats": repeats, "warm_up_s": round(warm_s, 3)}
         if module is not None:
             row.update(_versus_plain(module, plan, plain_boards, repeats))
@@ -94,7 +125,12 @@ def _versus_plain(module, plan, n: int, repeats: int) -> dict:
     from .codes import R
 
     seeds = batch.seeds_of(plan, 0, n)
-    kernel_us, attempts = _kernel_us(plan, 0, n, repeats)
+    per = []  # the kernel with all the closing work on every board, as the plain reading
+    for _ in range(repeats):
+        ints, *_, seconds = batch.run_seeds(plan, seeds)
+        attempts = int(ints[:, R.ATTEMPTS_USED].sum())
+        per.append(seconds * 1e6 / attempts)
+    kernel_us = statistics.median(per)
     t0 = time.perf_counter()
     blocks = module.run_seeds(plan, seeds)
     plain_s = time.perf_counter() - t0
@@ -110,13 +146,16 @@ def _versus_plain(module, plan, n: int, repeats: int) -> dict:
 
 def format_table(rows: list[dict]) -> str:
     """The bench as a text table plus the medians and the verdict on the 50x requirement."""
-    head = ["level", "T", "R", "boards", "attempts", "kernel us/att", "plain boards",
-            "attempts", "kernel us/att", "plain us/att", "same", "ratio"]
+    head = ["level", "T", "R", "boards", "attempts", "kernel us/att", "core", "extras",
+            "extras share", "plain boards", "attempts", "kernel us/att", "plain us/att", "same",
+            "ratio"]
     body = []
     for r in rows:
         p = "plain_us_per_attempt" in r
         body.append([str(r["level"]), str(r["pieces"]), str(r["runs_per_strategy"]),
                      str(r["boards"]), str(r["attempts"]), f"{r['kernel_us_per_attempt']:.1f}",
+                     f"{r['core_us_per_attempt']:.1f}", f"{r['extras_us_per_attempt']:.1f}",
+                     f"{100 * r['extras_share']:.0f} %" if r["extras_share"] is not None else "-",
                      str(r["plain_boards"]) if p else "-", str(r["plain_attempts"]) if p else "-",
                      f"{r['kernel_us_per_attempt_same_boards']:.1f}" if p else "-",
                      f"{r['plain_us_per_attempt']:.1f}" if p else "-",
@@ -126,7 +165,10 @@ def format_table(rows: list[dict]) -> str:
     line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, width))  # noqa: E731
     city = rows[0]["city"] if rows else "-"
     lines = [f"tilegen bench, city {city}: microseconds per attempt (kernel: median of "
-             f"{rows[0]['repeats'] if rows else 0} repeats after a warm-up; plain: "
+             f"{rows[0]['repeats'] if rows else 0} repeats after a warm-up, as the audit runs "
+             "the boards; core: the attempt loop alone (layout, graph, V1-V5, the 6R runs); "
+             "extras: kernel - core, the returned board's search from the start, and the "
+             "diagnostics and rule variants of the sampled boards; plain: "
              "benchmarks/tilegen_plain.py, one pass, same boards as the second kernel column)",
              line(head), line(["-" * w for w in width])]
     lines += [line(b) for b in body]
@@ -134,6 +176,11 @@ def format_table(rows: list[dict]) -> str:
     kern = [r["kernel_us_per_attempt"] for r in rows]
     if kern:
         lines.append(f"median kernel us/attempt over levels: {statistics.median(kern):.1f}")
+        shares = [r["extras_share"] for r in rows if r["extras_share"] is not None]
+        if shares:
+            lines.append(f"extras share: {100 * min(shares):.0f}-{100 * max(shares):.0f} % of "
+                         f"the kernel time; bound <= {100 * EXTRAS_BOUND:.0f} % on every level: "
+                         f"{'met' if max(shares) <= EXTRAS_BOUND else 'NOT met'}")
     if ratios:
         verdict = "met" if min(ratios) >= REQUIRED_RATIO else "NOT met"
         lines.append(f"ratio plain/kernel: median {statistics.median(ratios):.1f}x, min "

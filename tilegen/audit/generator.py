@@ -59,6 +59,17 @@ def _count(cond: pl.Expr, name: str) -> pl.Expr:
     return cond.filter(AUDIT).sum().cast(pl.Int64).alias(name)
 
 
+SAMPLED = AUDIT & pl.col("diagnosed")  # the audit boards with diagnostics and variants
+
+
+def _sample_mean(col: str) -> list[pl.Expr]:
+    """``<col>_mean`` over the row's diagnosed audit boards and ``<col>_hw``, the half-width
+    of its 95 % interval (1.96 standard errors: the boards are the sample, decision 190)."""
+    c = pl.col(col).filter(SAMPLED)
+    return [c.mean().alias(f"{col}_mean"),
+            (1.96 * c.std() / c.count().cast(pl.Float64).sqrt()).alias(f"{col}_hw")]
+
+
 class TilegenAudit(Generator, Tune):
     """The audit side of tilegen (``pipeline.generator``: the core, sweep and tune)."""
 
@@ -162,9 +173,9 @@ class TilegenAudit(Generator, Tune):
                           "tool_value", "pass_rate_match_first", "pass_rate_slot_build",
                           "pass_rate_risk_averse", "mean_fail_step")
               for e in percentiles(c, (0.50,), AUDIT)),
-            pl.col("opening_stability").filter(AUDIT).mean().alias("opening_stability_mean"),
-            pl.col("soft_deadlock_rate").filter(AUDIT).mean().alias("soft_deadlock_mean"),
-            *percentiles("mean_doom_step", (0.10, 0.50, 0.90), AUDIT),
+            *_sample_mean("opening_stability"), *_sample_mean("soft_deadlock_rate"),
+            *percentiles("mean_doom_step", (0.10, 0.50, 0.90), SAMPLED),
+            _count(pl.col("diagnosed"), "diagnosed_boards"),
             pl.col("raw_tool_free_pass_rate").filter(AUDIT).is_null().sum().cast(pl.Int64)
             .alias("no_valid_layout_boards"),
             (attempts >= 2).mean().alias("retry_rate"),
@@ -193,7 +204,8 @@ class TilegenAudit(Generator, Tune):
                  pl.col("tool_free_pass_rate").filter(AUDIT)], maintain_order=True)
             .head(3).alias("worst_boards"),
             *((pl.first("alt_slot_rule"),) if "alt_slot_rule" in FIELDS else ()),
-            *(e for c in VARIANTS for e in percentiles(c, (0.50,), AUDIT)),
+            *(e for c in VARIANTS + ("tool_free_pass_rate", "tool_assist_pass_rate")
+              for e in _sample_mean(c)),
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog) -> pl.DataFrame:

@@ -22,6 +22,22 @@ from ..codes import MAX_ATTEMPTS
 from .lines import CHECKS, Q_RISK, band_text, pct
 
 
+def _pm(col: str):
+    """A column's sample mean with its 95 % interval: "0.712 ± 0.031" (``_sample_mean``)."""
+    def cell(r: dict) -> str:
+        m, hw = r.get(f"{col}_mean"), r.get(f"{col}_hw")
+        if m is None or m != m:
+            return "-"
+        return num(m) if hw is None or hw != hw else f"{num(m)} ± {num(hw)}"
+    return cell
+
+
+SAMPLE_TEXT = ("the diagnosed audit boards (column diagnosed: those whose seed_index is a "
+               "multiple of diagnose_every in rules.toml, 16 unless set, so 16 of N = 256; "
+               "the production board is diagnosed too, outside these figures); each ± is "
+               "the 95 % interval of the mean over those boards")
+
+
 def _outside(row: dict, v: float) -> bool:
     lo, hi = row.get("tool_free_min"), row.get("tool_free_max")
     return lo is not None and (v < lo or (hi is not None and hi < 1 and v > hi))
@@ -166,7 +182,7 @@ REPORT_C = (
           mark=_below("clickable_min")) for q in (10, 50, 90)),
     Col("peak slot p50", "avg_peak_slot_usage_p50"), Col("stuck p50", "stuck_rate_p50"),
     Col("tool value p50", "tool_value_p50"),
-    Col("doomed after 5 clicks (mean)", "opening_stability_mean"),
+    Col("doomed after 5 clicks (mean, diagnosed boards)", _pm("opening_stability"), str),
 )
 DIAGNOSTICS_D = (
     Col("N", "boards", str), Col("retry rate", "retry_rate"),
@@ -194,8 +210,10 @@ PRODUCTION = (
 DEADLOCKS = (
     *(Col("doom step p10" if q == 10 else f"p{q}", f"mean_doom_step_p{q}")
            for q in (10, 50, 90)),
-    Col("fail step p50", "mean_fail_step_p50"), Col("soft deadlocks (mean)", "soft_deadlock_mean"),
-    Col("doomed after 5 clicks (mean)", "opening_stability_mean"),
+    Col("fail step p50", "mean_fail_step_p50"),
+    Col("soft deadlocks (mean)", _pm("soft_deadlock_rate"), str),
+    Col("doomed after 5 clicks (mean)", _pm("opening_stability"), str),
+    Col("diagnosed boards", "diagnosed_boards", str),
     Col("stuck p50", "stuck_rate_p50"),
 )
 
@@ -229,7 +247,8 @@ def diagnostics(doc) -> list[Section]:
                    blocks=[row_table(doc.rows, PRODUCTION, doc.row_label)])
     doom = Section("tilegen-deadlocks", "Deadlocks: when lost runs became hopeless", 3)
     doom.blocks.append(Para(
-        "Over the tool-free runs of the audit boards. A run is doomed from the first click "
+        f"Over the tool-free runs of {SAMPLE_TEXT} (fail step and stuck: every audit board)."
+        " A run is doomed from the first click "
         "after which the exhaustive search finds no tool-free win; it loses later, when the "
         "slot fills (fail step). Doom step p10/p50/p90: percentiles over boards of their "
         "lost runs' mean doom step; a doom step far before the fail step means players are "
@@ -274,18 +293,20 @@ def variants(doc) -> list[Section]:
     sec = Section("tilegen-variants", "Rule variants of the returned boards (advisory)")
     other = doc.rows[0]["alt_slot_rule"]
     sec.blocks.append(Para(
-        f"The same audit boards replayed with the slot rule {other} instead (tool-free and "
-        "tool-assisted p50), and with only one tool each (tool-assisted p50): how much each "
-        "rule and each tool moves a row. They change no line; the gates read the table's "
-        "rules."))
+        f"The returned boards replayed with the slot rule {other} instead (tool-free and "
+        "tool-assisted pass rates), and with only one tool each (tool-assisted): how much "
+        "each rule and each tool moves a row. Means over " + SAMPLE_TEXT + ", beside the "
+        "same boards under the table's rules. They change no line; the gates read the "
+        "table's rules."))
     sec.blocks.append(row_table(doc.rows, (
-        Col("tool-free p50", "tool_free_pass_rate_p50"),
-        Col(f"tool-free p50 ({other})", "alt_slot_tool_free_pass_rate_p50"),
-        Col("assisted p50", "tool_assist_pass_rate_p50"),
-        Col(f"assisted p50 ({other})", "alt_slot_tool_assist_pass_rate_p50"),
-        Col("Remove only", "remove_only_pass_rate_p50"),
-        Col("Shuffle only", "shuffle_only_pass_rate_p50"),
-        Col("Undo only", "undo_only_pass_rate_p50")), doc.row_label))
+        Col("tool-free", _pm("tool_free_pass_rate"), str),
+        Col(f"tool-free ({other})", _pm("alt_slot_tool_free_pass_rate"), str),
+        Col("assisted", _pm("tool_assist_pass_rate"), str),
+        Col(f"assisted ({other})", _pm("alt_slot_tool_assist_pass_rate"), str),
+        Col("Remove only", _pm("remove_only_pass_rate"), str),
+        Col("Shuffle only", _pm("shuffle_only_pass_rate"), str),
+        Col("Undo only", _pm("undo_only_pass_rate"), str),
+        Col("diagnosed boards", "diagnosed_boards", str)), doc.row_label))
     return [sec]
 
 
