@@ -124,7 +124,7 @@ def markdown(title: str, sections: list[Section], banner: str | None = None,
 
 # --------------------------------------------------------------------------------- HTML
 
-_NUMERIC = re.compile(r"^(?:pass |FAIL )?-?[\d.]+(?: / [\d.]+)?$")
+_NUMERIC = re.compile(r"^(?:pass |FAIL )?-?[\d.]+(?: / [\d.]+|\u00a0±\u00a0[\d.]+)?$")
 
 
 _CODE = re.compile(r"`([^`<>]+)`")

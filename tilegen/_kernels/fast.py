@@ -31,7 +31,7 @@ from ..codes import BYPASS_CAP, OPENING_CLICKS, SLOT_CAP, Defect, P, S, Tool
 from .bits import ctz, ctz_u, popcount
 from .dfs import legal_cap
 from .memo import ONE, U64, full_mask
-from .moves import choose, leave, slot_count
+from .moves import choose, join, leave, slot_count, usable
 from .work import ZERO
 
 
@@ -95,17 +95,11 @@ def tf_runs(elem, occ, prm, strategy, st, work, n, stats, lost, n_lost):
                     clk |= ONE << q
                     eon |= ONE << U64(elem[q])
             clicks += 1
-            eb = ONE << e
-            if c2 & eb:
-                c2 &= ~eb
+            c1, c2, c = join(c1, c2, ONE << e)
+            if c == 2:
                 slot_n -= 2
                 removed += 3
-            elif c1 & eb:
-                c1 &= ~eb
-                c2 |= eb
-                slot_n += 1
             else:
-                c1 |= eb
                 slot_n += 1
             if slot_n > SLOT_CAP:
                 st[0] = state
@@ -174,6 +168,7 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
     uses_s = 0
     uses_u = 0
     dirty = True  # el / elr differ from elem / elm (a Shuffle): copied before the next run
+    stuck = 1  # the last run hit a deadlock (it may have used tools): lanes, budgets reset
     for _ in range(n):
         if dirty:
             for p in range(T):
@@ -181,10 +176,11 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
             for e in range(E):
                 elr[e] = elm[e]
             dirty = False
-        for k in range(nl):
-            lane[k] = -1
-        for t in range(3):
-            left[t] = prm[P.BUDGET_REMOVE + t]  # BUDGET_* follow Tool's order
+        if stuck:
+            for k in range(nl):
+                lane[k] = -1
+            for t in range(3):
+                left[t] = prm[P.BUDGET_REMOVE + t]  # BUDGET_* follow Tool's order
         clk = clk0
         eon = eon0
         onb = full
@@ -209,9 +205,7 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
                     tool = -1
                     for i in range(3):
                         t = prm[P.ORDER_0 + i]
-                        if left[t] > 0 and ((t == Tool.REMOVE and byp_n == 0 and slot_n > 0)
-                                            or (t == Tool.SHUFFLE and onb != ZERO)
-                                            or (t == Tool.UNDO and slot_n > 0 and k >= 0)):
+                        if left[t] > 0 and usable(t, byp_n, slot_n, onb, k):
                             tool = t
                             break
                     if tool < 0:
@@ -310,7 +304,7 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
                     eon |= ONE << U64(el[q])
             piece = np.int64(pick)  # the clicked piece, then each returning bypass piece
             while True:  # joins the slot
-                pe = U64(el[U64(piece)])
+                pe = U64(el[U64(piece)])  # (join's branches, with the group's stores)
                 eb = ONE << pe
                 if c2 & eb:
                     c2 &= ~eb

@@ -20,7 +20,7 @@ holds this equal to the per-piece maximum of the key.
 
 from numba import njit
 
-from ..codes import Strategy
+from ..codes import Strategy, Tool
 from .bits import ctz_u, popcount
 from .memo import ONE, U64
 from .work import ZERO
@@ -33,6 +33,27 @@ def slot_count(c1, c2, e):
     if c1 & eb:
         return 1
     return 2 if c2 & eb else 0
+
+
+@njit(cache=True, nogil=True)
+def join(c1, c2, eb):
+    """(c1, c2, c) after a piece of the element with bit ``eb`` joined the slot, c its
+    element's count before (2: the three vanish, the count goes back to 0)."""
+    if c2 & eb:
+        return c1, c2 & ~eb, 2
+    if c1 & eb:
+        return c1 & ~eb, c2 | eb, 1
+    return c1 | eb, c2, 0
+
+
+@njit(cache=True, nogil=True)
+def usable(tool, byp_n, slot_n, onb, lane):
+    """Whether a tool with budget left can be used (decision 60): Remove with an empty
+    bypass and a non-empty slot, Shuffle with pieces on the board, Undo with a non-empty
+    slot and a free lane (``lane`` >= 0)."""
+    return ((tool == Tool.REMOVE and byp_n == 0 and slot_n > 0)
+            or (tool == Tool.SHUFFLE and onb != ZERO)
+            or (tool == Tool.UNDO and slot_n > 0 and lane >= 0))
 
 
 @njit(cache=True, nogil=True)

@@ -31,7 +31,7 @@ from ..codes import BYPASS_CAP, OPENING_CLICKS, SLOT_CAP, Defect, P, S, Tool
 from .bits import ctz, popcount
 from .dfs import legal_cap
 from .memo import ONE, U64, byp_push, full_mask
-from .moves import choose, leave, slot_count
+from .moves import choose, leave, slot_count, usable
 from .trace import N_TOOLS, Act, _row
 from .work import ZERO, Run
 
@@ -121,9 +121,7 @@ def _runs(elem, occ, prm, strategy, tools, st, work, n, record, traced, trace, t
                     tool = -1  # the first available tool of the order prm[P.ORDER_0..2]
                     for i in range(N_TOOLS):
                         t = prm[P.ORDER_0 + i]
-                        if left[t] > 0 and ((t == Tool.REMOVE and byp_n == 0 and slot_n > 0)
-                                            or (t == Tool.SHUFFLE and onb != ZERO)
-                                            or (t == Tool.UNDO and slot_n > 0 and k >= 0)):
+                        if left[t] > 0 and usable(t, byp_n, slot_n, onb, k):
                             tool = t
                             break
                     if tool < 0:

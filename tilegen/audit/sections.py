@@ -23,12 +23,13 @@ from .lines import CHECKS, Q_RISK, band_text, pct
 
 
 def _pm(col: str):
-    """A column's sample mean with its 95 % interval: "0.712 ± 0.031" (``_sample_mean``)."""
+    """A column's sample mean with its 95 % interval: "0.712 ± 0.031", unbroken
+    (``_sample_mean``)."""
     def cell(r: dict) -> str:
         m, hw = r.get(f"{col}_mean"), r.get(f"{col}_hw")
         if m is None or m != m:
             return "-"
-        return num(m) if hw is None or hw != hw else f"{num(m)} ± {num(hw)}"
+        return num(m) if hw is None or hw != hw else f"{num(m)}\u00a0±\u00a0{num(hw)}"
     return cell
 
 
