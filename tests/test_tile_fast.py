@@ -174,3 +174,13 @@ def test_no_closing_work_changes_no_attempt():
             R.TA_WINS, R.TF_PEAK_SUM, R.USES_UNDO]
     assert (none[:, loop] == full[:, loop]).all()
     assert (none[:, R.SOLVABLE] == -1).all() and (full[:, R.SOLVABLE] >= 0).all()
+
+
+def test_a_board_outside_the_sample_says_so_in_words():
+    from tilegen.generate import generate_board
+    from tilegen.render import header
+
+    inside = header(generate_board("beijing", 1, index=16))
+    outside = header(generate_board("beijing", 1, index=1))
+    assert "(openingStability) 0." in inside
+    assert "(openingStability) not computed" in outside and "diagnose_every = 16" in outside

@@ -61,6 +61,13 @@ def _pct(x) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def _doomed(r: dict, plan) -> str:
+    if r.get("diagnosed", True):
+        return _pct(r["opening_stability"])
+    return (f"not computed (the audit diagnoses the production board and the boards whose "
+            f"index is a multiple of diagnose_every = {plan.rules.diagnose_every})")
+
+
 def _band(plan) -> str:
     g = plan.gates
     lo, hi = g.tool_free_min_bp / BP, g.tool_free_max_bp / BP
@@ -106,7 +113,7 @@ def header(result) -> str:
         f"of {r['tool_assist_runs']} runs; gate >= {g.tool_assist_min_bp / BP:.2f}: "
         f"{ok(r['gate_tool_assist'])}), stuck rate {_pct(r['stuck_rate'])}",
         f"peak slot usage {r['avg_peak_slot_usage']:.2f} of {SLOT_CAP} on average; doomed "
-        f"after {OPENING_CLICKS} clicks (openingStability) {_pct(r['opening_stability'])}; tool-free "
+        f"after {OPENING_CLICKS} clicks (openingStability) {_doomed(r, plan)}; tool-free "
         f"solvable: {r['tool_free_solvable']} ({r['dfs_nodes']} search nodes)",
     ]
     return "\n".join(lines)
