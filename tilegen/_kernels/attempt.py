@@ -12,9 +12,12 @@ against the gates G1/G2. Exits:
 - ``failed_layout``: none passed V1-V5: the fewest failing checks, then the highest
   clickable count, earliest on ties.
 
-The returned board is then simulated once more with ``diagnose`` (the same streams, so the
-same pass rates, plus the search-based metrics), and searched exhaustively from its start
-(line S). Parameters are never changed inside a call (decision 80: tweaks are a new revision).
+The returned board keeps the pass rates of its attempt (a ``failed_layout`` board, never
+simulated in the loop, is simulated then) and gets its closing work, per the board's
+``closing`` bits (decision 190): the exhaustive search from its start (line S), the
+diagnostics of its lost tool-free runs (replayed from the start states the attempt saved:
+the same runs, plus the search-based metrics) and the rule variants. Parameters are never
+changed inside a call (decision 80: tweaks are a new revision).
 Gate arithmetic is integer: ``10000 wins >= bp runs``.
 """
 
@@ -47,8 +50,8 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
     """The returned board replayed under rule variants on its own streams (advisory report
     columns; the design's slot rule and tool model are proposals): the other slot rule
     (tool-free and assisted wins), and each tool alone (assisted wins with the other two
-    tools' budgets at 0; only the assisted runs are played). ``memo`` is not used (the
-    signature is the measuring driver's). Returns a Defect code."""
+    tools' budgets at 0; only the assisted runs are played). ``memo`` is unused (kept for
+    the callers of the earlier signature). Returns a Defect code."""
     lost = work.lost
     prm_v[:] = prm
     prm_v[P.SLOT_RULE] = 1 - prm[P.SLOT_RULE]

@@ -40,7 +40,8 @@ assert [Act.REMOVE + t for t in Tool] == [Act.REMOVE, Act.SHUFFLE, Act.UNDO]  # 
 
 class SimWork(NamedTuple):
     """Caller-owned scratch of the simulator (``make_work``); any board with T <= 64 and at
-    most ``lane.shape[0]`` lanes. ``cov`` and ``em0`` hold the board ``prepare`` saw last."""
+    most ``lane.shape[0]`` lanes. ``cov``, ``em0`` and ``elm`` hold the board ``prepare``
+    saw last."""
 
     st: np.ndarray  # uint64[2]: the run stream
     el: np.ndarray  # int32[MAX_PIECES]: the run's elements (Shuffle changes them)
