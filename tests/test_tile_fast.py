@@ -1,5 +1,5 @@
 """The batch's runs (``tilegen/_kernels/fast.py``) against the one run code (``run._runs``),
-run by run, and the division-free draw against ``pcg_bounded`` (decision 189); the closing
+run by run (decision 189; the division-free draw they use: ``test_rng.py``); the closing
 work's sample (decision 190).
 
 The slow, obvious side is ``_runs`` (itself held to the plain twin ``naive_tile_sim`` by
@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 from test_tile_sim import SETTINGS, boards, params  # noqa: E402
 
-from boardcore._kernels.pcg import (SMALL_BOUND, pcg_bounded, pcg_bounded_small,  # noqa: E402
-                                    pcg_seed)
+from boardcore._kernels.pcg import pcg_seed  # noqa: E402
 from tilegen import batch  # noqa: E402
 from tilegen._kernels import fast, moves  # noqa: E402
 from tilegen._kernels import sim as KM  # noqa: E402
@@ -84,32 +83,6 @@ def test_the_batch_runs_equal_the_run_code_run_by_run(data):
                         event(f"{name} used")
             else:
                 event("a tool-free loss" if want[2] else "tool-free: all won")
-
-
-@settings(max_examples=300, **SETTINGS)
-@given(seed=st.integers(0, 2**64 - 1), seq=st.integers(0, 2**63 - 1),
-       bounds=st.lists(st.integers(1, SMALL_BOUND), min_size=1, max_size=40))
-def test_the_small_bounded_draw_is_pcg_bounded(seed, seq, bounds):
-    a = np.zeros(2, dtype=np.uint64)
-    b = np.zeros(2, dtype=np.uint64)
-    pcg_seed(a, np.uint64(seed), np.uint64(seq))
-    pcg_seed(b, np.uint64(seed), np.uint64(seq))
-    for bound in bounds:
-        assert pcg_bounded_small(b, bound) == pcg_bounded(a, bound)
-        assert (a == b).all()
-
-
-def test_the_small_bounded_draw_on_every_bound():
-    """Every bound 1 .. SMALL_BOUND on 40 streams each (the property test above draws
-    bounds at random)."""
-    for bound in range(1, SMALL_BOUND + 1):
-        a = np.zeros(2, dtype=np.uint64)
-        b = np.zeros(2, dtype=np.uint64)
-        for seq in range(40):
-            pcg_seed(a, np.uint64(bound), np.uint64(seq))
-            b[:] = a
-            assert pcg_bounded_small(b, bound) == pcg_bounded(a, bound)
-            assert (a == b).all()
 
 
 @settings(max_examples=300, **SETTINGS)

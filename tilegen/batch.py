@@ -62,8 +62,9 @@ def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
     memo = search.make_memo(plan.rules.dfs_node_cap)
     if closing is None:
         closing = np.full(n, int(ALL_CLOSING), dtype=np.int64)
-    args = (np.asarray(seeds, dtype=np.uint64), np.asarray(closing, dtype=np.int64), k.prm, k.city_cat, k.city_weight, k.ppe,
-            k.layer_counts, k.anchors, k.lane_xs, ints, sel, board, occ, work, memo)
+    args = (np.asarray(seeds, dtype=np.uint64), np.asarray(closing, dtype=np.int64), k.prm,
+            k.city_cat, k.city_weight, k.ppe, k.layer_counts, k.anchors, k.lane_xs, ints, sel,
+            board, occ, work, memo)
     t0 = time.perf_counter()
     if not attempt.generate_tile_boards.signatures:
         with compiling():

@@ -4,12 +4,12 @@ the plain-Python reading on the same boards (a benchmark, not a test).
 One attempt = a layout draw with its graph and V1-V5, and for a layout-valid one the 6R
 simulated runs; each board adds its closing work as the audit runs it (``closing_of``: the
 search from the start on every board, the diagnostics and the rule variants on the sampled
-ones). Per attempt = the batch path's kernel time (``batch.run_block``: ``gen_ms`` x boards)
-/ sum of ``attempts_used``, so the closing work is spread over the board's attempts exactly
-as it is in an audit. The same boards are also timed without any closing work: that is
-the core, and kernel - core the extras (decision 190 bounds their share at 25 %). Kernel
-figures are medians over ``repeats`` after a warm-up call (compile or cache load, reported
-apart).
+ones). Per attempt = the batch path's kernel time (``batch.run_seeds``) / sum of
+``attempts_used``, so the closing work is spread over the board's attempts exactly as it is
+in an audit. In each repeat the same boards are also timed without any closing work: that
+is the core, and kernel - core the extras (decision 190 bounds their share at 25 %).
+Kernel figures are medians over ``repeats`` after a warm-up call (compile or cache load,
+reported apart).
 
 The plain reading (``benchmarks/tilegen_plain.py`` of a checkout; skipped when the package
 is installed without it) plays the same draws with all the closing work on every board:
@@ -44,41 +44,37 @@ def plain_reading():
     return module
 
 
-def _kernel_us(plan, first: int, count: int, repeats: int) -> tuple[float, int]:
-    """(median µs per attempt, attempts) of boards [first, first + count) on the batch path."""
+def _timed(plan, seeds: np.ndarray, closings: list, repeats: int) -> tuple[list[float], int]:
+    """(median µs per attempt of each closing, attempts): ``seeds`` on the batch path's
+    kernel once per closing (``batch.run_seeds``; None: all of the closing work) in each of
+    ``repeats`` rounds, back to back, so the figures compare like with like."""
     from . import batch
+    from .codes import R
 
-    per, attempts = [], 0
+    per, attempts = [[] for _ in closings], 0
     for _ in range(repeats):
-        cols = batch.run_block(plan, first, count)
-        attempts = int(cols["attempts_used"].sum())
-        kernel_s = float(cols["gen_ms"][0]) * count / 1000.0
-        per.append(kernel_s * 1e6 / attempts)
-    return statistics.median(per), attempts
+        for times, closing in zip(per, closings):
+            ints, *_, seconds = batch.run_seeds(plan, seeds, closing)
+            attempts = int(ints[:, R.ATTEMPTS_USED].sum())
+            times.append(seconds * 1e6 / attempts)
+    return [statistics.median(t) for t in per], attempts
 
 
-def _split_us(plan, count: int, repeats: int) -> dict:
-    """The audit's per-attempt kernel time of boards [0, count) split in two, each repeat
-    timing both back to back: the core (the attempt loop alone: layout, graph, V1-V5 and
-    the 6R runs of every attempt; no closing work) and the extras (what the audit adds per
-    returned board: the search from the start on every board, the diagnostics and the rule
-    variants on its sample; ``batch.closing_of``). Medians over ``repeats``."""
+def _split(plan, count: int, repeats: int) -> dict:
+    """Boards [0, count) as the audit runs them (``batch.closing_of``: the kernel figure)
+    and with no closing work (the core: the attempt loop alone, layout, graph, V1-V5 and
+    the 6R runs of every attempt); the extras are the difference (the search from the start
+    on every board, the diagnostics and the rule variants on the sample)."""
     from . import batch
-    from .codes import Close, R
+    from .codes import Close
 
-    seeds = batch.seeds_of(plan, 0, count)
     audit = batch.closing_of(plan, 0, count)
-    none = np.zeros(count, dtype=np.int64)
-    core, full, attempts = [], [], 0
-    for _ in range(repeats):
-        ints, *_, seconds = batch.run_seeds(plan, seeds, none)
-        attempts = int(ints[:, R.ATTEMPTS_USED].sum())
-        core.append(seconds * 1e6 / attempts)
-        ints, *_, seconds = batch.run_seeds(plan, seeds, audit)
-        full.append(seconds * 1e6 / attempts)
-    c, f = statistics.median(core), statistics.median(full)
-    return {"core_us_per_attempt": round(c, 1), "extras_us_per_attempt": round(f - c, 1),
-            "extras_share": round((f - c) / f, 3) if f > 0 else None,
+    (kernel, core), attempts = _timed(plan, batch.seeds_of(plan, 0, count),
+                                      [audit, np.zeros(count, dtype=np.int64)], repeats)
+    return {"attempts": attempts, "kernel_us_per_attempt": round(kernel, 1),
+            "core_us_per_attempt": round(core, 1),
+            "extras_us_per_attempt": round(kernel - core, 1),
+            "extras_share": round((kernel - core) / kernel, 3) if kernel > 0 else None,
             "diagnosed_boards": int(((audit & int(Close.DIAGNOSE)) != 0).sum())}
 
 
@@ -108,11 +104,9 @@ def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
         t0 = time.perf_counter()
         batch.run_block(plan, 0, 1)  # warm-up: compile, or load from the kernel cache
         warm_s = time.perf_counter() - t0
-        us, attempts = _kernel_us(plan, 0, boards, repeats)
         row = {"city": key[0], "level": key[1], "revision": key[2],
                "pieces": plan.total_pieces, "runs_per_strategy": plan.rules.runs_per_strategy,
-               "boards": boards, "attempts": attempts, "kernel_us_per_attempt": round(us, 1),
-               **_split_us(plan, boards, repeats),
+               "boards": boards, **_split(plan, boards, repeats),
                "repeats": repeats, "warm_up_s": round(warm_s, 3)}
         if module is not None:
             row.update(_versus_plain(module, plan, plain_boards, repeats))
@@ -125,12 +119,8 @@ def _versus_plain(module, plan, n: int, repeats: int) -> dict:
     from .codes import R
 
     seeds = batch.seeds_of(plan, 0, n)
-    per = []  # the kernel with all the closing work on every board, as the plain reading
-    for _ in range(repeats):
-        ints, *_, seconds = batch.run_seeds(plan, seeds)
-        attempts = int(ints[:, R.ATTEMPTS_USED].sum())
-        per.append(seconds * 1e6 / attempts)
-    kernel_us = statistics.median(per)
+    # the kernel with all the closing work on every board, as the plain reading does it
+    (kernel_us,), attempts = _timed(plan, seeds, [None], repeats)
     t0 = time.perf_counter()
     blocks = module.run_seeds(plan, seeds)
     plain_s = time.perf_counter() - t0

@@ -79,11 +79,11 @@ class Close(IntEnum):
     returned attempt gets after the attempt loop (decision 190)."""
 
     SEARCH = 1  # the search from the start (line S)
-    DIAGNOSE = 2  # the diagnostics of its lost tool-free runs (the (diag) slots of S)
-    VARIANTS = 4  # the advisory rule-variant replays (alt_slot_*, *_only_pass_rate)
+    DIAGNOSE = 2  # the diagnostics of its lost tool-free runs (the (diag) slots of S) and
+    #               the advisory rule-variant replays (alt_slot_*, *_only_pass_rate)
 
 
-ALL_CLOSING = Close.SEARCH | Close.DIAGNOSE | Close.VARIANTS
+ALL_CLOSING = Close.SEARCH | Close.DIAGNOSE
 DIAGNOSE_EVERY = 16  # default rules.toml diagnose_every: the sample of diagnosed audit boards
 
 
@@ -295,7 +295,7 @@ class R(IntEnum):
     ONLY_REMOVE_TA_WINS = 49  # assisted wins with one tool's budget only (others 0),
     ONLY_SHUFFLE_TA_WINS = 50  # in codes.Tool order
     ONLY_UNDO_TA_WINS = 51
-    DIAGNOSED = 52  # 1 if the board got the diagnostics and the rule variants (Close)
+    DIAGNOSED = 52  # 1 if the board got the diagnostics and the rule variants (Close.DIAGNOSE)
 
 
 N_R = len(R)

@@ -98,10 +98,10 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
     """Fill ``ints[b]`` (R slots) and ``sel_out[b]`` for every seed; the returned board of
     the last seed is left in ``board_out`` / ``occ_out``. ``closing[b]`` (bits ``Close``)
     says which closing work board b gets: the search from the start (else R.SOLVABLE is
-    -1), the diagnostics of its lost runs (else the (diag) slots are 0), the rule variants
-    (else their slots are -1); R.DIAGNOSED is 1 when it got both of the last two. ``work`` (``sim.make_work``) and ``memo`` (``search.make_memo``) are the
-    caller's scratch. Returns (defect, b): the first invariant violation and the board it
-    happened on, or (0, -1)."""
+    -1); the diagnostics of its lost runs and the rule variants (else the (diag) slots are
+    0, the variants' -1 and R.DIAGNOSED 0). ``work`` (``sim.make_work``) and ``memo``
+    (``search.make_memo``) are the caller's scratch. Returns (defect, b): the first
+    invariant violation and the board it happened on, or (0, -1)."""
     T = prm[P.T]
     E = prm[P.E]
     st = np.zeros(2, dtype=np.uint64)
@@ -222,7 +222,8 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
                                          prm[P.SLOT_RULE], prm[P.DFS_CAP], memo)
             row[R.SOLVABLE] = result
             row[R.DFS_NODES] = nodes
-        if closing[b] & Close.DIAGNOSE:
+        diagnosed = (closing[b] & Close.DIAGNOSE) != 0
+        if diagnosed:
             defect = sim.diagnose_lost(elem, best_occ, prm, lost[1 - cur], best_lost, stats,
                                        work, memo)
             if defect != 0:
@@ -244,7 +245,7 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
             row[R.FAILURE_REASON] = Reason.TOOL_FREE_HIGH
         else:
             row[R.FAILURE_REASON] = Reason.TOOL_ASSIST_LOW
-        if closing[b] & Close.VARIANTS:
+        if diagnosed:
             defect = _variants(elem, best_occ, prm, prm_v, seed, best_k, stats, work, memo, row)
             if defect != 0:
                 row[R.DEFECT] = defect
@@ -252,8 +253,7 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
         else:
             for i in range(R.ALT_SLOT_TF_WINS, R.ONLY_UNDO_TA_WINS + 1):
                 row[i] = -1
-        row[R.DIAGNOSED] = 1 if (closing[b] & Close.DIAGNOSE and closing[b] & Close.VARIANTS) \
-            else 0
+        row[R.DIAGNOSED] = 1 if diagnosed else 0
         board_out[:, :] = best
         occ_out[:] = best_occ
     return 0, -1

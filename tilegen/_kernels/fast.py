@@ -32,7 +32,8 @@ from .bits import ctz, ctz_u, popcount
 from .dfs import legal_cap
 from .memo import ONE, U64, full_mask
 from .moves import choose, join, leave, slot_count, usable
-from .work import ZERO
+from .run import shuffle
+from .work import ZERO, start_masks
 
 
 @njit(cache=True, nogil=True)
@@ -46,14 +47,8 @@ def tf_runs(elem, occ, prm, strategy, st, work, n, stats, lost, n_lost):
     cap = legal_cap(prm[P.SLOT_RULE])
     full = full_mask(T)
     cov = work.cov
-    em0 = work.em0
     elm = work.elm  # element masks: the clickable pieces of e are elm[e] & clk
-    clk0 = ZERO
-    eon0 = ZERO
-    for e in range(E):
-        clk0 |= em0[e]
-        if em0[e] != ZERO:
-            eon0 |= ONE << U64(e)
+    clk0, eon0 = start_masks(work.em0, E)
     state = st[0]  # the stream in registers (pcg_bounded_small_s), written back on return
     inc = st[1]
     peak_sum = 0  # the stats of the n runs, written once at the end (partial on a defect)
@@ -135,8 +130,8 @@ def tf_runs(elem, occ, prm, strategy, st, work, n, stats, lost, n_lost):
 @njit(cache=True, nogil=True)
 def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
     """n tool-assisted runs of ``strategy`` (the tool budgets and order of ``prm``) drawing
-    from ``st`` on the board ``prepare`` saw (``elem``, ``occ``), summed into ``stats`` as ``_runs`` sums them.
-    Returns a Defect code."""
+    from ``st`` on the board ``prepare`` saw (``elem``, ``occ``), summed into ``stats`` as
+    ``_runs`` sums them. Returns a Defect code."""
     T = prm[P.T]
     E = prm[P.E]
     nl = prm[P.N_LANES]
@@ -144,7 +139,6 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
     full = full_mask(T)
     el = work.el
     cov = work.cov
-    em0 = work.em0
     elm = work.elm
     elr = work.elr  # the run's element masks (elm until a Shuffle): clickable = elr[e] & clk
     byp = work.byp
@@ -154,12 +148,7 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
     gnum = work.gnum
     gp = work.gp
     gq = work.gq
-    clk0 = ZERO
-    eon0 = ZERO
-    for e in range(E):
-        clk0 |= em0[e]
-        if em0[e] != ZERO:
-            eon0 |= ONE << U64(e)
+    clk0, eon0 = start_masks(work.em0, E)
     state = st[0]  # the stream in registers, as in tf_runs
     inc = st[1]
     wins = 0  # the stats of the n runs, written once at the end
@@ -228,19 +217,8 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
                             c1, c2 = leave(c1, c2, first)
                         slot_n -= byp_n
                         uses_r += 1
-                    elif tool == Tool.SHUFFLE:  # Fisher-Yates over on-board pieces' elements
-                        nn = 0
-                        m = onb
-                        while m != ZERO:
-                            idx[nn] = ctz(m)
-                            nn += 1
-                            m &= m - ONE
-                        for j in range(nn - 1):
-                            t, state = pcg_bounded_small_s(state, inc, nn - j)
-                            t += j
-                            x = el[idx[j]]
-                            el[idx[j]] = el[idx[t]]
-                            el[idx[t]] = x
+                    elif tool == Tool.SHUFFLE:
+                        state = shuffle(state, inc, onb, el, idx)
                         dirty = True
                         eon = ZERO  # elr from the on-board pieces (a slot piece an Undo
                         for e in range(E):  # brings back is added then)

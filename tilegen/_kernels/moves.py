@@ -114,4 +114,3 @@ def choose(strategy, full_slot, em, eon, c1, c2, clk):
         elif v == best:
             ties |= x
     return ties
-

@@ -25,7 +25,7 @@ per tool use cost ~50 such updates) and the per-click helpers take scalars or ar
 import numpy as np
 from numba import njit
 
-from boardcore._kernels.pcg import pcg_bounded
+from boardcore._kernels.pcg import pcg_bounded, pcg_bounded_small_s
 
 from ..codes import BYPASS_CAP, OPENING_CLICKS, SLOT_CAP, Defect, P, S, Tool
 from .bits import ctz, popcount
@@ -34,6 +34,27 @@ from .memo import ONE, U64, byp_push, full_mask
 from .moves import choose, leave, slot_count, usable
 from .trace import N_TOOLS, Act, _row
 from .work import ZERO, Run
+
+
+@njit(cache=True, nogil=True)
+def shuffle(state, inc, onb, el, idx):
+    """The Shuffle tool: a forward Fisher-Yates over the elements ``el`` of the on-board
+    pieces ``onb`` in ascending piece index (``for j in 0 .. n-2: t = j + bounded(n - j)``),
+    drawing from the stream (``state``, ``inc``); returns the new state. ``idx``: scratch.
+    Both run codes call it (a tool use is rare: the call costs nothing per click)."""
+    nn = 0
+    m = onb
+    while m != ZERO:
+        idx[nn] = ctz(m)
+        nn += 1
+        m &= m - ONE
+    for j in range(nn - 1):
+        t, state = pcg_bounded_small_s(state, inc, nn - j)
+        t += j
+        x = el[idx[j]]
+        el[idx[j]] = el[idx[t]]
+        el[idx[t]] = x
+    return state
 
 
 @njit(cache=True, nogil=True)
@@ -139,18 +160,8 @@ def _runs(elem, occ, prm, strategy, tools, st, work, n, record, traced, trace, t
                             seq[i - byp_n] = seq[i]
                         slot_n -= byp_n
                         k = -1
-                    elif tool == Tool.SHUFFLE:  # Fisher-Yates over on-board pieces' elements
-                        nn = 0
-                        m = onb
-                        while m != ZERO:
-                            idx[nn] = ctz(m)
-                            nn += 1
-                            m &= m - ONE
-                        for j in range(nn - 1):
-                            t = j + pcg_bounded(st, nn - j)
-                            x = el[idx[j]]
-                            el[idx[j]] = el[idx[t]]
-                            el[idx[t]] = x
+                    elif tool == Tool.SHUFFLE:
+                        st[0] = shuffle(st[0], st[1], onb, el, idx)
                         eon = ZERO
                         for e in range(E):
                             em[e] = ZERO

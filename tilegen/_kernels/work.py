@@ -108,3 +108,16 @@ def prepare(elem, occ, prm, work):
         while m != ZERO:
             cov[ctz(m)] |= bit
             m &= m - ONE
+
+
+@njit(cache=True, nogil=True)
+def start_masks(em0, E):
+    """(clickable pieces, elements with a clickable piece) at the start of a run, from
+    ``em0`` (``prepare``)."""
+    clk = ZERO
+    eon = ZERO
+    for e in range(E):
+        clk |= em0[e]
+        if em0[e] != ZERO:
+            eon |= ONE << U64(e)
+    return clk, eon
