@@ -1,0 +1,114 @@
+"""runtime/tilegen.js against tilegen: node's own test runner (runtime/test/) replays the
+golden boards and a sample this test generates fresh (every city x level at the production
+board and audit boards 0, 1 and 16; both slot rules; a failed_gates and a failed_layout
+preset; a raw seed), field for field, with every witness replayed by the JS rules.
+
+Node comes from Debian's package when missing (the test skips only when the package
+registry cannot be reached)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tilegen.export import row_json, rows_document
+from tilegen.generate import generate_planned
+from tilegen.table_loader import load_tables, plans
+from tilegen.witness import witness
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN_TABLES = REPO / "tests" / "fixtures" / "tilematch" / "golden"
+GOLDEN_ROWS = REPO / "tests" / "golden" / "tilegen-rows.json"
+INDICES = (-1, 0, 1, 16)
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    from slurm_local import PackagesUnavailable, ensure_packages
+
+    try:
+        ensure_packages(packages=("nodejs",), needed=("node",))
+    except PackagesUnavailable as e:
+        pytest.skip(f"node is missing and cannot be installed here: {e}")
+    return "node"
+
+
+def run_node(node: str, env_sample: Path | None) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin:/usr/local/bin"}
+    if env_sample is not None:
+        env["TILEGEN_JS_SAMPLE"] = str(env_sample)
+    return subprocess.run([node, "--test", "--test-reporter=tap",
+                           str(REPO / "runtime" / "test" / "tilegen.test.mjs")],
+                          capture_output=True, text=True, timeout=900, cwd=REPO, env=env)
+
+
+def tap_counts(out: str) -> dict[str, int]:
+    return {k: int(v) for k, v in re.findall(r"^# (pass|fail|skipped|tests) (\d+)$", out, re.M)}
+
+
+def test_golden_rows_file_is_the_export_of_the_frozen_tables():
+    assert json.loads(GOLDEN_ROWS.read_text()) == rows_document(load_tables(GOLDEN_TABLES))
+
+
+def test_node_replays_the_golden_boards(node):
+    p = run_node(node, None)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+    c = tap_counts(p.stdout)
+    assert c["fail"] == 0 and c["pass"] >= 4 and c["skipped"] == 1, c  # the sample: no env
+
+
+def _board_doc(plan, sample_id: str, which: dict) -> dict:
+    res = generate_planned(plan, **which)
+    b = res.board
+    rec = {k: v for k, v in res.record.items() if k != "gen_ms"}
+    rec["stream_seed"] = str(rec["stream_seed"])
+    return {"sampleId": sample_id,
+            "which": {k: str(v) if k == "seed" else v for k, v in which.items()},
+            "board": b.as_json(), "record": rec,
+            "witness": witness(b.elem, b.occ, plan.rules.slot_rule, plan.rules.dfs_node_cap)}
+
+
+def fresh_sample() -> dict:
+    catalog = load_tables()
+    rows, boards = [], []
+
+    def add(plan, sample_id, whiches):
+        rows.append({**row_json(plan), "sampleId": sample_id})
+        boards.extend(_board_doc(plan, sample_id, w) for w in whiches)
+
+    every = plans(catalog, sorted(catalog.keys()))
+    for plan in every:
+        add(plan, plan.row_key, [{"index": i} for i in INDICES])
+    by_key = {p.row_key: p for p in every}
+    for key in ("beijing:2:1", "tokyo:4:1", "seoul:6:1", "singapore:5:1"):
+        p = by_key[key]
+        p = replace(p, rules=replace(p.rules, slot_rule="lose_on_full",
+                                     tool_order=("undo", "shuffle", "remove")))
+        add(p, key + ":lose_on_full", [{"index": i} for i in (-1, 0, 3)])
+    p = by_key["istanbul:5:1"]
+    add(replace(p, rules=replace(p.rules, runs_per_strategy=3),
+                gates=replace(p.gates, tool_free_min_bp=10000)),
+        "istanbul:5:1:failed_gates", [{"index": -1}, {"index": 0}])
+    p = by_key["bangkok:3:1"]
+    add(replace(p, rules=replace(p.rules, near_depth=-1, runs_per_strategy=3)),
+        "bangkok:3:1:failed_layout", [{"index": -1}])
+    add(by_key["beijing:6:1"], "beijing:6:1:raw", [{"seed": 2**64 - 1}, {"seed": 12345}])
+    return {"rows": rows, "boards": boards}
+
+
+@pytest.mark.slow
+def test_node_rebuilds_a_fresh_sample(node, tmp_path):
+    sample = fresh_sample()
+    exits = {b["record"]["exit"] for b in sample["boards"]}
+    assert exits == {"met", "failed_gates", "failed_layout"}
+    path = tmp_path / "sample.json"
+    path.write_text(json.dumps(sample))
+    p = run_node(node, path)
+    assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
+    c = tap_counts(p.stdout)
+    assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c
