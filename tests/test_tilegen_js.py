@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,10 +39,10 @@ def node() -> str:
     return "node"
 
 
-def run_node(node: str, env_sample: Path | None) -> subprocess.CompletedProcess:
+def run_node(node: str, **files: Path) -> subprocess.CompletedProcess:
+    """node --test on runtime/test/tilegen.test.mjs; ``files``: TILEGEN_JS_<NAME> paths."""
     env = {"PATH": "/usr/bin:/bin:/usr/local/bin"}
-    if env_sample is not None:
-        env["TILEGEN_JS_SAMPLE"] = str(env_sample)
+    env.update({f"TILEGEN_JS_{k.upper()}": str(v) for k, v in files.items()})
     return subprocess.run([node, "--test", "--test-reporter=tap",
                            str(REPO / "runtime" / "test" / "tilegen.test.mjs")],
                           capture_output=True, text=True, timeout=900, cwd=REPO, env=env)
@@ -56,10 +57,10 @@ def test_golden_rows_file_is_the_export_of_the_frozen_tables():
 
 
 def test_node_replays_the_golden_boards(node):
-    p = run_node(node, None)
+    p = run_node(node)
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
     c = tap_counts(p.stdout)
-    assert c["fail"] == 0 and c["pass"] >= 4 and c["skipped"] == 1, c  # the sample: no env
+    assert c["fail"] == 0 and c["pass"] >= 4 and c["skipped"] == 2, c  # sample, pack: no env
 
 
 def _board_doc(plan, sample_id: str, which: dict) -> dict:
@@ -101,14 +102,23 @@ def fresh_sample() -> dict:
     return {"rows": rows, "boards": boards}
 
 
+def tilegen_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tilegen.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+
+
 @pytest.mark.slow
-def test_node_rebuilds_a_fresh_sample(node, tmp_path):
+def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     sample = fresh_sample()
     exits = {b["record"]["exit"] for b in sample["boards"]}
     assert exits == {"met", "failed_gates", "failed_layout"}
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(sample))
-    p = run_node(node, path)
+    pack, rows = tmp_path / "pack.json", tmp_path / "rows.json"
+    for cmd, out in (("export", pack), ("export-tables", rows)):
+        p = tilegen_cli(cmd, "--out", out)
+        assert p.returncode == 0 and out.name in p.stdout, p.stderr
+    p = run_node(node, sample=path, pack=pack, rows=rows)
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
     c = tap_counts(p.stdout)
     assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c

@@ -107,6 +107,7 @@ def _catalog_with(root, city: str, level: int, revision: int):
 @command
 @interruptible(PROG)
 def cmd_generate(args) -> int:
+    from .export import board_doc
     from .generate import generate_planned, plan_for
     from .render import draw_board, draw_trace, trace_run
 
@@ -121,7 +122,7 @@ def cmd_generate(args) -> int:
         doc = {**b.as_json(), "metrics": result.metrics, "record": result.record,
                "exit": result.exit, "ok": result.ok, "failureReason": result.failure_reason,
                "attemptsUsed": result.attempts_used, "pieceDigest": b.digest(),
-               "graphDigest": b.graph_digest()}
+               "graphDigest": b.graph_digest(), "witness": board_doc(result)["witness"]}
         if trace is not None:
             doc["replay"] = trace.as_json(b)
         print(json.dumps(doc, ensure_ascii=False))
@@ -130,6 +131,44 @@ def cmd_generate(args) -> int:
     if trace is not None:
         print()
         print(draw_trace(b, trace))
+    return 0
+
+
+def _write_json(path: str, doc: dict) -> None:
+    from pathlib import Path
+
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(f"--out {path} is a folder; give a file name, e.g. {out / 'pack.json'}")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {path}: the folder {out.parent} does not exist")
+    tmp = out.with_name(out.name + ".part")
+    tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(out)
+
+
+@command
+def cmd_export_tables(args) -> int:
+    from .export import rows_document
+    from .table_loader import load_tables
+
+    doc = rows_document(load_tables(args.tables))
+    _write_json(args.out, doc)
+    print(f"wrote {len(doc['rows'])} row(s) of {args.tables or 'tables/tilematch'} "
+          f"(hash {doc['tableHash'][:12]}) to {args.out}")
+    return 0
+
+
+@command
+@interruptible(PROG)
+def cmd_export(args) -> int:
+    from .export import board_pack
+    from .table_loader import load_tables
+
+    doc = board_pack(load_tables(args.tables))
+    _write_json(args.out, doc)
+    won = sum(b["witness"] is not None for b in doc["boards"])
+    print(f"wrote {len(doc['boards'])} production board(s) ({won} with a witness) to {args.out}")
     return 0
 
 
@@ -198,6 +237,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --replay: the tool-assisted run (Remove/Shuffle/Undo at a "
                         "hard deadlock) instead of the tool-free one")
     g.set_defaults(func=cmd_generate)
+
+    x = sub.add_parser("export-tables", formatter_class=RAW,
+                       help="write the table rows as runtime/tilegen.js reads them (JSON)",
+                       description="Write every preset row of a table root, resolved as the "
+                                   "kernels read it, to one JSON file for runtime/tilegen.js "
+                                   "(docs/tilegen-js.md).")
+    x.add_argument("--out", required=True, help="the JSON file to write")
+    x.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    x.set_defaults(func=cmd_export_tables)
+
+    k = sub.add_parser("export", formatter_class=RAW,
+                       help="write the production boards of a table root as one board pack",
+                       description="Generate the production board of every preset row and "
+                                   "write them, with witness, metrics, record and digests, "
+                                   "as one JSON board pack (docs/tilegen-js.md).")
+    k.add_argument("--out", required=True, help="the JSON file to write")
+    k.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    k.set_defaults(func=cmd_export)
 
     b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW,

@@ -50,3 +50,37 @@ def rows_document(catalog) -> dict:
     assert all(r["prm"]["SLOT_RULE"] == SLOT_RULE_NAMES.index(r["slotRule"]) for r in rows)
     return {"format": ROWS_FORMAT, "version": ROWS_VERSION, "tableHash": catalog.content_hash,
             "rows": rows}
+
+
+PACK_FORMAT = "tilegen-board-pack"
+PACK_VERSION = 1
+
+
+def board_doc(result) -> dict:
+    """One generated board as the runtime reads it (``generate.GenerationResult``): the
+    BoardState, the witness (piece ids; null when the search found no tool-free win), the
+    05 metrics, the record and the digests (docs/tilegen-js.md, "Board pack")."""
+    from .witness import witness
+
+    b = result.board
+    rules = b.plan.rules
+    line = witness(b.elem, b.occ, rules.slot_rule, rules.dfs_node_cap)
+    record = {k: v for k, v in result.record.items() if k != "gen_ms"}
+    record["stream_seed"] = str(record["stream_seed"])
+    return {"key": b.plan.row_key, "seed": str(b.seed), "revision": b.plan.revision,
+            "boardState": b.as_json(),
+            "witness": None if line is None else [b.pieces[p].id for p in line],
+            "metrics": result.metrics, "record": record,
+            "pieceDigest": b.digest(), "graphDigest": b.graph_digest()}
+
+
+def board_pack(catalog) -> dict:
+    """The production board of every preset row of a loaded catalog, in key order."""
+    from .generate import generate_planned
+    from .record import GENERATOR_VERSION, METRIC_VERSION
+    from .table_loader import plans
+
+    boards = [board_doc(generate_planned(plan)) for plan in plans(catalog, sorted(catalog.keys()))]
+    return {"format": PACK_FORMAT, "version": PACK_VERSION,
+            "generatorVersion": GENERATOR_VERSION, "metricVersion": METRIC_VERSION,
+            "tableHash": catalog.content_hash, "boards": boards}

@@ -138,3 +138,51 @@ test('a fresh sample from Python: every board, record and witness', {
   assert.deepEqual([...exits].sort(), ['failed_gates', 'failed_layout', 'met']);
   assert.deepEqual([...rules].sort(), ['block_at_full', 'lose_on_full']);
 });
+
+const packPath = process.env.TILEGEN_JS_PACK;
+const rowsPath = process.env.TILEGEN_JS_ROWS;
+
+/** docs/tilegen-js.md, "Board pack": the keys and types a runtime may rely on. */
+function checkPackSchema(pack) {
+  assert.equal(pack.format, 'tilegen-board-pack');
+  assert.equal(pack.version, 1);
+  assert.equal(typeof pack.generatorVersion, 'string');
+  assert.equal(typeof pack.metricVersion, 'number');
+  assert.match(pack.tableHash, /^[0-9a-f]{64}$/);
+  assert.ok(Array.isArray(pack.boards) && pack.boards.length > 0);
+  for (const b of pack.boards) {
+    assert.deepEqual(Object.keys(b).sort(), ['boardState', 'graphDigest', 'key', 'metrics',
+      'pieceDigest', 'record', 'revision', 'seed', 'witness']);
+    assert.match(b.key, /^[a-z_]+:\d+:\d+$/);
+    assert.match(b.seed, /^\d+$/);
+    assert.equal(b.boardState.seed, b.seed);
+    assert.ok(b.witness === null || b.witness.every((id) => /^piece_\d{4}$/.test(id)));
+    for (const k of ['boardId', 'cityId', 'levelId', 'revision', 'seed', 'elementIds',
+      'pieces', 'overlapGraph', 'returnLanes']) assert.ok(k in b.boardState, k);
+    for (const p of b.boardState.pieces) {
+      assert.deepEqual(Object.keys(p).sort(), ['anchor', 'elementId', 'height', 'id', 'layer',
+        'removed', 'rotation', 'width', 'x', 'y']);
+    }
+    assert.equal(digest(b.boardState.pieces), b.pieceDigest);
+    assert.equal(digest(b.boardState.overlapGraph), b.graphDigest);
+    assert.equal(typeof b.metrics.simulatedPassRate, 'number');
+  }
+}
+
+test('the board pack: its schema, and every board rebuilt and its witness won in JS', {
+  skip: packPath && rowsPath ? false : 'TILEGEN_JS_PACK / TILEGEN_JS_ROWS are not set',
+}, () => {
+  const pack = readJson(packPath);
+  const tables = readJson(rowsPath);
+  checkPackSchema(pack);
+  assert.equal(pack.tableHash, tables.tableHash);
+  for (const b of pack.boards) {
+    const [city, level, revision] = b.key.split(':').map((x, i) => (i ? Number(x) : x));
+    const r = generateBoard(city, level, { revision }, tables);
+    assert.deepEqual(r.board, b.boardState, b.key);
+    assertRecord(r.record, b.record, b.key);
+    const ids = r.witness && r.witness.map((p) => r.board.pieces[p].id);
+    assert.deepEqual(ids, b.witness, `${b.key}: witness`);
+    if (r.witness) assert.ok(replay(r, r.witness).won, `${b.key}: witness wins`);
+  }
+});

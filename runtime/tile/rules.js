@@ -27,6 +27,8 @@ export function legalCap(slotRule) {
   return slotRule === 1 ? SLOT_CAP - 1 : SLOT_CAP;
 }
 
+const ctz = (x) => 31 - Math.clz32(x & -x);
+
 export class Game {
   /**
    * board: { T, elem, occList, covList } (layout.js); rules: { slotRule (0 / 1),
@@ -44,7 +46,10 @@ export class Game {
     this.onb = new Uint8Array(T);
     this.undone = new Uint8Array(T);
     this.blockers = new Int32Array(T); // on-board grid pieces occluding p
+    this.clk = new Uint8Array(T); // 1: clickable
     this.cnt = new Int32Array(this.E + 64); // pieces of element e in the slot (0 .. 2)
+    this.vcnt = new Int32Array(this.E + 64); // clickable pieces of element e
+    this.tieBuf = new Int32Array(T); // bestTies' result
     this.slot = new Int32Array(SLOT_CAP + 1);
     this.seq = new Int32Array(SLOT_CAP + 1);
     this.byp = new Int32Array(BYPASS_CAP);
@@ -64,6 +69,13 @@ export class Game {
       this.blockers[p] = b.occList[p].length;
     }
     this.cnt.fill(0);
+    this.vcnt.fill(0);
+    this.clkLo = 0; // the clickable pieces as a mask: pieces 0-31, 32-63
+    this.clkHi = 0;
+    for (let p = 0; p < this.T; p++) {
+      this.clk[p] = 0;
+      if (this.blockers[p] === 0) this._setClk(p);
+    }
     this.lanes.fill(-1);
     for (let t = 0; t < 3; t++) {
       this.left[t] = tools ? this.budgets[t] : 0;
@@ -80,11 +92,62 @@ export class Game {
   }
 
   clickable(p) {
-    return this.onb[p] === 1 && (this.undone[p] === 1 || this.blockers[p] === 0);
+    return this.clk[p] === 1;
+  }
+
+  _setClk(p) {
+    this.clk[p] = 1;
+    this.vcnt[this.elem[p]]++;
+    if (p < 32) this.clkLo |= 1 << p;
+    else this.clkHi |= 1 << (p - 32);
+  }
+
+  _clearClk(p) {
+    this.clk[p] = 0;
+    this.vcnt[this.elem[p]]--;
+    if (p < 32) this.clkLo &= ~(1 << p);
+    else this.clkHi &= ~(1 << (p - 32));
   }
 
   legal(p) {
-    return this.clickable(p) && (this.slotN < this.cap || this.cnt[this.elem[p]] === 2);
+    return this.clk[p] === 1 && (this.slotN < this.cap || this.cnt[this.elem[p]] === 2);
+  }
+
+  /**
+   * The legal clicks with the best key of `strategy` (0 match-first: [c = 2]; 1
+   * slot-build: c; 2 risk-averse: (-D', min(3, c + v)) ranked as 4c + min(3, c + v); c the
+   * element's slot count, v its clickable pieces; decision 61) into `tieBuf` in ascending
+   * piece index; returns their number (0: no legal click).
+   */
+  bestTies(strategy) {
+    const { elem, cnt, vcnt, tieBuf } = this;
+    const full = this.slotN >= this.cap;
+    let best = -1;
+    let n = 0;
+    let m = this.clkLo;
+    let base = 0;
+    for (;;) {
+      if (m === 0) {
+        if (base === 32) break;
+        m = this.clkHi;
+        base = 32;
+        continue;
+      }
+      const p = base + ctz(m);
+      m &= m - 1;
+      const c = cnt[elem[p]];
+      if (full && c !== 2) continue;
+      let k;
+      if (strategy === 0) k = c === 2 ? 1 : 0;
+      else if (strategy === 1) k = c;
+      else k = 4 * c + Math.min(3, c + vcnt[elem[p]]);
+      if (k > best) {
+        best = k;
+        n = 0;
+      }
+      if (k === best) tieBuf[n++] = p;
+    }
+    return n;
   }
 
   /** Ascending piece indices of the legal clicks. */
@@ -112,10 +175,13 @@ export class Game {
     return this.slotN > 0 && this.freeLane() >= 0;
   }
 
-  /** Click piece p (legal); returns the events: [{kind, piece, lane, elim}] in order. */
-  click(p) {
-    const events = [];
+  /**
+   * Click piece p (legal). `events` (optional array) receives {kind, piece, lane, elim}
+   * per action in order: the click, then each bypass return. Returns `events`.
+   */
+  click(p, events = null) {
     this.onb[p] = 0;
+    this._clearClk(p);
     this.onBoard--;
     let lane = -1;
     if (this.undone[p]) {
@@ -126,10 +192,13 @@ export class Game {
         }
       }
     } else {
-      for (const q of this.board.covList[p]) this.blockers[q]--;
+      for (const q of this.board.covList[p]) {
+        if (--this.blockers[q] === 0) this._setClk(q); // q was never clicked: on the board
+      }
     }
     this.clicks++;
-    events.push({ kind: 'click', piece: p, lane, elim: this._join(p) });
+    const elim = this._join(p);
+    if (events) events.push({ kind: 'click', piece: p, lane, elim });
     for (;;) { // the bypass return loop (decision 59)
       let at = -1;
       for (let i = 0; i < this.bypN; i++) {
@@ -143,7 +212,8 @@ export class Game {
       const q = this.byp[at];
       for (let i = at + 1; i < this.bypN; i++) this.byp[i - 1] = this.byp[i];
       this.bypN--;
-      events.push({ kind: 'return', piece: q, lane: -1, elim: this._join(q) });
+      const e = this._join(q);
+      if (events) events.push({ kind: 'return', piece: q, lane: -1, elim: e });
     }
     if (this.slotN > this.peak) this.peak = this.slotN;
     return events;
@@ -211,6 +281,8 @@ export class Game {
       this.elem[idx[j]] = this.elem[idx[t]];
       this.elem[idx[t]] = x;
     }
+    this.vcnt.fill(0);
+    for (let p = 0; p < this.T; p++) this.vcnt[this.elem[p]] += this.clk[p];
     this._spend(Tool.SHUFFLE);
   }
 
@@ -229,6 +301,7 @@ export class Game {
     this.lanes[lane] = piece;
     this.onb[piece] = 1;
     this.undone[piece] = 1;
+    this._setClk(piece);
     this.onBoard++;
     this._spend(Tool.UNDO);
     return lane;

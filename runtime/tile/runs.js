@@ -22,44 +22,16 @@ export function zeroStats() {
   return Object.fromEntries(STAT_NAMES.map((n) => [n, 0]));
 }
 
-/**
- * The strategy's key of a legal click of element e (moves.py): match-first [c = 2];
- * slot-build c; risk-averse (-D', min(3, c + v)) ranked as 4c + min(3, c + v), with c the
- * element's slot count and v its clickable pieces.
- */
-function key(strategy, c, v) {
-  if (strategy === Strategy.MATCH_FIRST) return c === 2 ? 1 : 0;
-  if (strategy === Strategy.SLOT_BUILD) return c;
-  return 4 * c + Math.min(3, c + v);
-}
-
-/** The legal clicks with the best key, ascending piece index. */
+/** The legal clicks with the strategy's best key, ascending piece index (Game.bestTies). */
 export function ties(game, strategy) {
-  const T = game.T;
-  let v = null;
-  if (strategy === Strategy.RISK_AVERSE) {
-    v = new Int32Array(game.cnt.length);
-    for (let p = 0; p < T; p++) if (game.clickable(p)) v[game.elem[p]]++;
-  }
-  let best = -1;
-  let out = [];
-  for (let p = 0; p < T; p++) {
-    if (!game.legal(p)) continue;
-    const e = game.elem[p];
-    const k = key(strategy, game.cnt[e], v ? v[e] : 0);
-    if (k > best) {
-      best = k;
-      out = [p];
-    } else if (k === best) out.push(p);
-  }
-  return out;
+  return Array.from(game.tieBuf.subarray(0, game.bestTies(strategy)));
 }
 
-/** The strategy's click: the tied piece bounded(#ties) picks (no draw for one). */
+/** The strategy's click: the tied piece bounded(#ties) picks (no draw for one); -1: none. */
 export function chooseClick(game, strategy, stream) {
-  const t = ties(game, strategy);
-  if (t.length === 0) return -1;
-  return t.length === 1 ? t[0] : t[stream.bounded(t.length)];
+  const n = game.bestTies(strategy);
+  if (n === 0) return -1;
+  return n === 1 ? game.tieBuf[0] : game.tieBuf[stream.bounded(n)];
 }
 
 /** The first available tool of `order` (Tool ids), -1 when none (decision 60). */
@@ -100,8 +72,8 @@ export function playRun(game, strategy, tools, order, stream, rec = null, onStep
         return game;
       }
     }
-    const events = game.click(pick);
-    if (onStep) for (const ev of events) onStep(ev);
+    if (onStep) for (const ev of game.click(pick, [])) onStep(ev);
+    else game.click(pick);
     if (game.slotN > SLOT_CAP || game.bypN > BYPASS_CAP) {
       game.defect = Defect.SLOT_OVERFLOW;
       return game;
