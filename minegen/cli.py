@@ -45,7 +45,14 @@ def cmd_generate(args) -> int:
     index = args.index
     if index is None and args.sigma is None:
         index = 0
-    board = generate(args.level, args.depth, tables=tables, index=index, sigma=args.sigma)
+    board = generate(args.level, args.depth, tables=tables, index=index, sigma=args.sigma,
+                     tiers=bool(args.play))
+    if args.play:  # the page's hint shows the board's tiers: they are computed for it
+        from boardcore.cli import write_user_file
+
+        from .play_page import page_html
+
+        write_user_file(args.play, page_html(board), "--play", "board.html")
     if args.format == "json":
         doc = {
             "board": {
@@ -125,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     seed.add_argument("--index", type=int, help="the batch's board I: derive_at('board_gen', sigma(L,D)+I) (default 0)")
     seed.add_argument("--sigma", type=int, help="seed the stream with derive_at('board_gen', S)")
     g.add_argument("--tables", default=None, help="table root (default: tables/)")
+    g.add_argument("--play", default=None, metavar="FILE",
+                   help="also write FILE: a self-contained page where you play the board, "
+                        "with the solver's hints (open it in a browser; nothing is fetched)")
     g.add_argument("--format", choices=("text", "json"), default="text",
                    help="text: the board drawn with a legend and the solver's view; json: "
                         "board and record")

@@ -174,6 +174,12 @@ class Generator(ABC):
         """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
         raise NotImplementedError(f"{self.name} names exhibits but cannot draw them")
 
+    def play_page(self, plan: Any, index: int) -> str | None:
+        """A self-contained HTML page where a person plays board ``index`` of ``plan``
+        (runs on a worker beside ``exhibit``; the report links it under the drawing).
+        None: this generator has no play page."""
+        return None
+
 
 @dataclass(frozen=True)
 class SweepField:

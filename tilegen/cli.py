@@ -13,7 +13,7 @@ import json
 import sys
 
 from boardcore.cli import (BOARD_EXIT_HELP, EXIT_BAD_INPUT, VALIDATE_EXIT_HELP, command_for,
-                           interruptible, version_line)
+                           interruptible, version_line, write_user_file)
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
@@ -117,6 +117,14 @@ def cmd_generate(args) -> int:
                     content=_catalog_with(args.tables, args.city, args.level, args.revision))
     result = generate_planned(plan, seed=args.seed, index=args.index)
     b = result.board
+    if args.play:
+        from .play_page import page
+
+        which = (f"seed {args.seed}" if args.seed is not None else "production board"
+                 if args.index in (None, -1) else f"audit board {args.index}")
+        write_user_file(args.play, page(result, f"Play {plan.city_id} level {plan.level_id} "
+                                                f"r{plan.revision}, {which}"),
+                        "--play", "board.html")
     trace = None if args.replay is None else trace_run(result, args.replay, tools=args.tools)
     if args.format == "json":
         doc = {**b.as_json(), "metrics": result.metrics, "record": result.record,
@@ -135,16 +143,7 @@ def cmd_generate(args) -> int:
 
 
 def _write_json(path: str, doc: dict) -> None:
-    from pathlib import Path
-
-    out = Path(path)
-    if out.is_dir():
-        raise InputError(f"--out {path} is a folder; give a file name, e.g. {out / 'pack.json'}")
-    if not out.parent.is_dir():
-        raise InputError(f"--out {path}: the folder {out.parent} does not exist")
-    tmp = out.with_name(out.name + ".part")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(out)
+    write_user_file(path, json.dumps(doc, ensure_ascii=False), "--out", "pack.json")
 
 
 @command
@@ -233,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--replay", choices=STRATEGY_NAMES, default=None, metavar="STRATEGY",
                    help="replay the first simulated run of STRATEGY (" + ", ".join(STRATEGY_NAMES)
                         + ") on the returned attempt, step by step")
+    g.add_argument("--play", default=None, metavar="FILE",
+                   help="also write FILE: a self-contained page where you play the board "
+                        "(open it in a browser; nothing is fetched)")
     g.add_argument("--tools", action="store_true",
                    help="with --replay: the tool-assisted run (Remove/Shuffle/Undo at a "
                         "hard deadlock) instead of the tool-free one")

@@ -153,9 +153,9 @@ def board_svg(board, title: str, region: int = 0) -> str:
     return "".join(parts)
 
 
-def exhibit(plan, index: int, tiers: bool = True) -> str:
-    """Board ``index`` of ``plan``'s row, as the audit made it, drawn (through the kernel
-    the audit used: ``tiers`` must match, or a worker compiles a second kernel)."""
+def made(plan, index: int, tiers: bool = True):
+    """Board ``index`` of ``plan``'s row, as the audit made it (through the kernel the audit
+    used: ``tiers`` must match, or a worker compiles a second kernel)."""
     import warnings
 
     from ..errors import DegradedBoardWarning, IllegalBoardWarning
@@ -163,13 +163,19 @@ def exhibit(plan, index: int, tiers: bool = True) -> str:
     from boardcore.streams import derive_at
 
     from ..rng import BOARD_GEN_STREAM, sigma
-    from ..table_model import region_target_size
 
     sig = sigma(plan.level, plan.depth)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DegradedBoardWarning, IllegalBoardWarning))
-        board = generate_planned(plan, derive_at(BOARD_GEN_STREAM, sig + index), index, sig,
-                                 tiers=tiers)
+        return generate_planned(plan, derive_at(BOARD_GEN_STREAM, sig + index), index, sig,
+                                tiers=tiers)
+
+
+def exhibit(plan, index: int, tiers: bool = True) -> str:
+    """Board ``index`` of ``plan``'s row, as the audit made it (``made``), drawn."""
+    from ..table_model import region_target_size
+
+    board = made(plan, index, tiers)
     missing = board.record.get("fog_shortfall", 0) > 0  # a B failure: show why fog did not fit
     need = region_target_size(plan.row.board_width, plan.row.board_height,
                               plan.row.fog_target_ratio, plan.row.fog_region_count)

@@ -184,6 +184,15 @@ class MinegenAudit(Generator, Tune):
     def exhibit(self, plan: RowPlan, index: int) -> str:
         return boards.exhibit(plan, index, tiers=TIERS)
 
+    def play_page(self, plan: RowPlan, index: int) -> str | None:
+        """The board as a page where a designer plays it, with the solver's hints
+        (``minegen.play_page``; it needs the board's tiers)."""
+        if not TIERS:
+            return None
+        from ..play_page import page_html
+
+        return page_html(boards.made(plan, index, tiers=TIERS))
+
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         drift = rows.filter(pl.col("mine_drift_warning"))
         if not drift.height:

@@ -37,7 +37,8 @@ class Execution:
     missing: str = ""  # why the report's drawings are missing, when they are
 
     def exhibits(self, gen, wanted: list[tuple[Any, int]]) -> dict:
-        """{(row key, board index): the generator's drawing} for (plan, board index) pairs,
+        """{(row key, board index): (the generator's drawing, its play page or None)} for
+        (plan, board index) pairs,
         computed on the still running cluster (a board is cheap to make again: none is
         kept from the run). A run with nothing left to compute (a resume of finished rows)
         starts a cluster for them, so its report equals a clean run's. Never fails the
@@ -61,7 +62,7 @@ class Execution:
             self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
             return {}
         out = {(gen.key(plan), i): value for (plan, i), value in zip(wanted, got)
-               if value is not None}
+               if value is not None and value[0] is not None}
         if len(out) < len(wanted):
             self.missing = f"{len(wanted) - len(out)} of {len(wanted)} board drawing(s) failed"
         return out

@@ -30,5 +30,6 @@ def warm(gen) -> bool:
 
 
 def exhibit(gen, plan, index: int):
-    """The generator's drawing of board ``index`` of ``plan`` (for the report)."""
-    return gen.exhibit(plan, index)
+    """The generator's drawing of board ``index`` of ``plan`` and its play page (None: the
+    generator has none), for the report."""
+    return gen.exhibit(plan, index), gen.play_page(plan, index)

@@ -68,6 +68,7 @@ def keys_of(gen, rows) -> list[tuple]:
 INT64 = (-(1 << 63), (1 << 63) - 1)
 # an OSError of these is the output folder's, even when it names no file (Arrow's do not)
 OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES)
+PLAY_DIR = "play"  # the run folder's play pages of the boards the report draws
 
 
 def check_key(gen, key: tuple, what: str = "--rows") -> None:
@@ -236,9 +237,11 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     results, failures = L.evaluate(rows, gen.lines, gen.key_fields)
     exit_code = EXIT_ASSERTION_FAILED if L.hard_failures(results) else EXIT_OK
     by_key = {gen.key(p): p for p in plans}
-    drawings = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
-                                 if k in by_key])
+    made = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
+                             if k in by_key])
     ex.close_soon()
+    drawings = {k: drawing for k, (drawing, _) in made.items()}
+    pages = _write_pages(tmp, {k: page for k, (_, page) in made.items() if page})
     tables = {**got.side, **gen.run_tables(rows, catalog)}
     t3 = time.perf_counter()
     manifest.update({
@@ -262,7 +265,7 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
               if isinstance(gen, Tune) and gen.locked(catalog, k)}
     link = os.path.relpath(Path(manifest["out"]) / history.INDEX, run_dir) if index else ""
     doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings,
-                   index=link, locked=locked)
+                   index=link, locked=locked, pages=pages)
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")
@@ -271,6 +274,18 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
     (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")
     return AuditResult(exit_code, run_dir, manifest, rows, results, gen)
+
+
+def _write_pages(tmp: Path, pages: dict) -> dict:
+    """Each board's play page as ``play/<row key>-<board index>.html`` in the run folder;
+    returns {(row key, board index): that path, relative to the report}."""
+    out = {}
+    for key, page in pages.items():
+        rel = f"{PLAY_DIR}/{'-'.join(str(v) for v in (*key[0], key[1]))}.html"
+        (tmp / PLAY_DIR).mkdir(exist_ok=True)
+        (tmp / rel).write_text(page, encoding="utf-8")
+        out[key] = rel
+    return out
 
 
 def flat(frame: pl.DataFrame) -> pl.DataFrame:

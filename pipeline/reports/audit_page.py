@@ -43,6 +43,7 @@ class AuditDoc:
     tables: dict = field(default_factory=dict)  # the generator's side and run tables
     notes: list[str] = field(default_factory=list)  # the generator's advisory notes
     drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
+    pages: dict = field(default_factory=dict)  # (row key, board index) -> its play page
     index: str = ""  # the output folder's index.html, relative to the run folder
     locked: dict = field(default_factory=dict)  # row key -> why the design fixes it
 

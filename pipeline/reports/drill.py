@@ -108,8 +108,11 @@ def _boards(doc, row: dict, hints) -> list:
         if drawing is None:
             plain.append(f"{what}: {cmd}" if cmd else what)
         else:
+            page = doc.pages.get((key, i))
+            play = f" [Play this board]({page})." if page else ""
             figs.append(Figure("board-" + "-".join(str(v) for v in (*key, i)),
-                               drill.picture(drawing), f"{what}: {cmd}" if cmd else what))
+                               drill.picture(drawing),
+                               (f"{what}: {cmd}" if cmd else what) + play))
     out = [Para("; ".join(plain) + ".")] if plain else []
     return out + ([Figures(f"Boards of {doc.row_label(row)}", figs)] if figs else [])
 

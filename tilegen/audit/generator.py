@@ -243,6 +243,15 @@ class TilegenAudit(Generator, Tune):
         return board_svg(generate_planned(plan, index=index),
                          f"{self.label(plan.key)}, {which}")
 
+    def play_page(self, plan, index: int) -> str:
+        """Board ``index`` of the row as a page where a designer plays it
+        (``tilegen.play_page``)."""
+        from ..generate import generate_planned
+        from ..play_page import page
+
+        which = "production board" if index == -1 else f"audit board {index}"
+        return page(generate_planned(plan, index=index), f"Play {self.label(plan.key)}, {which}")
+
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         risky = rows.filter((pl.col("not_met") == 0) & (pl.col("q_risk") > Q_RISK))
         if not risky.height:
