@@ -13,6 +13,7 @@ import {
 } from './tile/layout.js';
 import { batch, gameRules, playRun, toolOrder } from './tile/runs.js';
 import { Game, SLOT_RULES } from './tile/rules.js';
+import { leastTools } from './tile/rescue.js';
 import {
   diagBudget, diagnoseRun, Memo, searchBoard, solve, Solvable, SOLVABLE_NAMES,
 } from './tile/search.js';
@@ -31,6 +32,7 @@ const EXIT_NAMES = ['met', 'failed_gates', 'failed_layout'];
 const REASON_NAMES = Object.keys(Reason).map((k) => k.toLowerCase());
 const DEFECT_NAMES = Object.keys(Defect);
 const MAX_LAYERS = 4;
+const TOOLS_TO_WIN_NAMES = ['0', '1', '2', '3', 'more', 'unknown']; // -1: unknown
 
 /** The exported row of (city, level, revision) in `tables`; throws if absent. */
 export function findRow(tables, cityId, levelId, revision = 1) {
@@ -152,9 +154,13 @@ export function generateRow(row, seed, index, closing) {
   }
   const diagnosed = (closing & Close.DIAGNOSE) !== 0;
   let variants = null;
+  let toolsToWin = null;
   if (diagnosed) {
     diagnoseLost(b, prm, sim.lost, best.k, seed, stats, sb, memo, row);
     variants = ruleVariants(b, prm, seed, best.k, row);
+    if (solvable === Solvable.YES) toolsToWin = 0;
+    else if (solvable !== Solvable.NO) toolsToWin = -1;
+    else toolsToWin = leastTools(b, gameRules(prm), prm.DFS_CAP).answer;
   }
   const g = gateExcess(stats, prm);
   let reason = Reason.NONE;
@@ -166,7 +172,7 @@ export function generateRow(row, seed, index, closing) {
   }
   const out = {
     attempts, exit: met ? 0 : (bestValid ? 1 : 2), reason, rej, firstValid, raw,
-    returned: best.k, lay: best.lay, stats, solvable, nodes, diagnosed, variants,
+    returned: best.k, lay: best.lay, stats, solvable, nodes, diagnosed, variants, toolsToWin,
     gates: { clickable: best.lay.ok[0] === 1, toolFree: !(g.low || g.high), toolAssist: !g.assist },
   };
   const record = makeRecord(row, seed, index, sel, out);
@@ -291,6 +297,7 @@ export function makeRecord(row, seed, index, sel, o) {
     uses_undo: share(s.USES_UNDO, runs),
     tool_free_solvable: SOLVABLE_NAMES.at(o.solvable), // -1 (no search) reads 'unknown', as in Python
     dfs_nodes: o.nodes,
+    tools_to_win: o.toolsToWin === null ? null : TOOLS_TO_WIN_NAMES.at(o.toolsToWin),
     gate_clickable: o.gates.clickable, gate_tool_free: o.gates.toolFree,
     gate_tool_assist: o.gates.toolAssist, diagnosed: o.diagnosed,
     alt_slot_rule: SLOT_RULES[1 - prm.SLOT_RULE],

@@ -126,6 +126,24 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
         assert "generate" in board.locator("figcaption").inner_text()
 
 
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit"])
+def test_every_drawn_board_links_a_play_page_that_opens_clean(browser, pages, name):
+    with open_page(browser, pages[name]) as (page, _):
+        figures = page.locator("figure[id^='board-']")
+        links = page.locator("figure[id^='board-'] figcaption a", has_text="Play this board")
+        assert figures.count() > 0 and links.count() == figures.count()
+        targets = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    for href in targets:
+        target = pages[name].parent / href
+        assert target.is_file(), href
+        with open_page(browser, target) as (play, errors):
+            assert play.locator("#board").is_visible(), href
+            assert play.locator("#status").inner_text().strip(), href
+            wide = play.evaluate("document.documentElement.scrollWidth")
+            assert wide <= WIDTH, f"{href}: {wide} px wide at {WIDTH}"
+            assert errors == [], (href, errors)
+
+
 def test_the_tune_page_says_what_to_change_and_how(browser, pages):
     with open_page(browser, pages["minegen tune"]) as (page, errors):
         assert errors == []

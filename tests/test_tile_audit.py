@@ -237,6 +237,14 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     assert "Sweep for lines P, Q, G-TF, G-TA over density_class (0 low, 1 medium" in page
     html = (run / "report.html").read_text()
     assert 'id="plot-tilegen-tool-free-alpha"' in html and "15.1 tool-free band" in html
+    # the tool-budget curve: counts over the diagnosed audit boards, null elsewhere
+    values = ("0", "1", "2", "3", "more", "unknown")
+    want = audit.filter(pl.col("diagnosed")).group_by(KEY, maintain_order=True).agg(
+        (pl.col("tools_to_win") == v).sum().cast(pl.Int64).alias(v) for v in values)
+    assert agg.select(*KEY, *(f"tools_to_win_{v}" for v in values)).rows() == want.rows()
+    assert records.filter(~pl.col("diagnosed")).get_column("tools_to_win").null_count() == \
+        records.filter(~pl.col("diagnosed")).height
+    assert "Tool budget: the least tools that make a win possible" in page
 
 
 @pytest.mark.cluster

@@ -126,11 +126,12 @@ def test_the_sample_gets_the_closing_work_and_the_rest_is_unchanged():
     assert (sampled[:, R.DIAGNOSED] == ((closing & Close.DIAGNOSE) != 0)).all()
     kept = [r for r in R if not (R.TF_DOOMED_5 <= r <= R.TF_DOOMED_LOSSES or
                                  R.ALT_SLOT_TF_WINS <= r <= R.ONLY_UNDO_TA_WINS
-                                 or r == R.DIAGNOSED)]
+                                 or r in (R.DIAGNOSED, R.TOOLS_TO_WIN))]
     assert (sampled[:, kept] == full[:, kept]).all()
     on = (closing & Close.DIAGNOSE) != 0
-    assert (sampled[on] [:, :R.DIAGNOSED] == full[on][:, :R.DIAGNOSED]).all()
+    assert (sampled[on] == full[on]).all()
     assert (sampled[~on][:, R.ALT_SLOT_TF_WINS:R.ONLY_UNDO_TA_WINS + 1] == -1).all()
+    assert (sampled[~on][:, R.TOOLS_TO_WIN] == -2).all()
     assert full[~on][:, R.TF_DOOMED_LOSSES].sum() > 0  # the sample left out real work
     cols = batch.run_block(plan, -1, 42)
     assert np.isnan(cols["opening_stability"][~on]).all()

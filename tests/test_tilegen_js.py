@@ -99,7 +99,24 @@ def fresh_sample() -> dict:
     add(replace(p, rules=replace(p.rules, near_depth=-1, runs_per_strategy=3)),
         "bangkok:3:1:failed_layout", [{"index": -1}])
     add(by_key["beijing:6:1"], "beijing:6:1:raw", [{"seed": 2**64 - 1}, {"seed": 12345}])
-    return {"rows": rows, "boards": boards}
+    return {"rows": rows, "boards": boards, "rescue": rescue_cases()}
+
+
+def rescue_cases() -> list[dict]:
+    """Boards that need tools (the reference presets' boards all have a tool-free win):
+    the least-tools search's answer and node count, at a roomy cap and at a tight one."""
+    from test_tile_rescue import column_boards, kernel, tower
+
+    cases = [(*b, cap) for b in column_boards(40) for cap in (100_000, 40)]
+    cases += [(*tower(7), 0, 3, 100_000), (*tower(7), 0, 3, 5)]
+    out = []
+    for elem, occ, rule, lanes, cap in cases:
+        answer, nodes = kernel(elem, occ, rule, lanes, cap=cap)
+        out.append({"elem": elem, "occ": [[q for q in range(len(elem)) if m >> q & 1]
+                                          for m in occ],
+                    "slotRule": rule, "lanes": lanes, "cap": cap, "answer": int(answer),
+                    "nodes": int(nodes)})
+    return out
 
 
 def tilegen_cli(*args) -> subprocess.CompletedProcess:
@@ -111,6 +128,7 @@ def tilegen_cli(*args) -> subprocess.CompletedProcess:
 def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     sample = fresh_sample()
     exits = {b["record"]["exit"] for b in sample["boards"]}
+    assert {c["answer"] for c in sample["rescue"]} == {-1, 1, 2, 3, 4}
     assert exits == {"met", "failed_gates", "failed_layout"}
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(sample))

@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "hard deadlock) instead of the tool-free one")
     g.set_defaults(func=cmd_generate)
 
-    x = sub.add_parser("export-tables", formatter_class=RAW,
+    x = sub.add_parser("export-tables", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
                        help="write the table rows as runtime/tilegen.js reads them (JSON)",
                        description="Write every preset row of a table root, resolved as the "
                                    "kernels read it, to one JSON file for runtime/tilegen.js "
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
     x.set_defaults(func=cmd_export_tables)
 
-    k = sub.add_parser("export", formatter_class=RAW,
+    k = sub.add_parser("export", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
                        help="write the production boards of a table root as one board pack",
                        description="Generate the production board of every preset row and "
                                    "write them, with witness, metrics, record and digests, "

@@ -120,6 +120,7 @@ class Solvable(IntEnum):
 
 
 SOLVABLE_NAMES = ("no", "yes", "unknown")
+TOOLS_TO_WIN_NAMES = ("0", "1", "2", "3", "more")  # R.TOOLS_TO_WIN 0 .. 4; -1: "unknown"
 
 
 class Deadlock(IntEnum):
@@ -296,6 +297,8 @@ class R(IntEnum):
     ONLY_SHUFFLE_TA_WINS = 50  # in codes.Tool order
     ONLY_UNDO_TA_WINS = 51
     DIAGNOSED = 52  # 1 if the board got the diagnostics and the rule variants (Close.DIAGNOSE)
+    TOOLS_TO_WIN = 53  # (diag) least Remove / Undo uses making a win possible (rescue.py):
+    #                    0 .. 3, 4 = more, -1 = unknown (node cap); -2 = not diagnosed
 
 
 N_R = len(R)

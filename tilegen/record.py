@@ -16,8 +16,8 @@ import numpy as np
 
 from boardcore.fields import Field
 
-from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SLOT_RULE_NAMES, SOLVABLE_NAMES, R,
-                    Solvable)
+from .codes import (EXIT_NAMES, OPENING_CLICKS, REASON_NAMES, SLOT_RULE_NAMES, SOLVABLE_NAMES,
+                    TOOLS_TO_WIN_NAMES, R, Solvable)
 from .plan import TilePlan
 
 METRIC_VERSION = 1  # decision 115: bump when strategies, tools, slot rule, search or metrics change
@@ -123,6 +123,10 @@ RECORD: tuple[Field, ...] = (
     Field("tool_free_solvable", "str", "exhaustive tool-free search from the start",
           values=SOLVABLE_NAMES),
     Field("dfs_nodes", "int64", "nodes that search visited", **_COUNT),
+    Field("tools_to_win", "str", "least Remove / Undo uses that make a win possible, used at "
+          "any moment (0: a tool-free win exists; more: none within 3; unknown: the search "
+          f"hit its node cap){_UNDIAG}", values=(*TOOLS_TO_WIN_NAMES, "unknown"),
+          nullable=True),
     Field("gate_clickable", "bool", "the returned board passes the clickable gate (V1)"),
     Field("gate_tool_free", "bool", "... the tool-free band (G1)"),
     Field("gate_tool_assist", "bool", "... the tool-assisted minimum (G2)"),
@@ -162,6 +166,13 @@ def _share(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
 def _if(has: np.ndarray, values: np.ndarray) -> np.ndarray:
     """values where ``has``, NaN (a null in the record) elsewhere."""
     return np.where(has, values, np.nan)
+
+
+def _tools_to_win(v: np.ndarray) -> np.ndarray:
+    """R.TOOLS_TO_WIN as words: 0 .. 3, "more", "unknown"; None when not diagnosed."""
+    names = np.array([*TOOLS_TO_WIN_NAMES, "unknown", None], dtype=object)
+    return names[np.where(v >= 0, v, np.where(v == -1, len(TOOLS_TO_WIN_NAMES),
+                                              len(TOOLS_TO_WIN_NAMES) + 1))]
 
 
 def _mean_or_nan(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -269,6 +280,7 @@ def columns(plan: TilePlan, ints: np.ndarray, sel: np.ndarray, seeds: np.ndarray
         "uses_undo": _share(col(R.USES_UNDO), runs),
         "tool_free_solvable": solvable,
         "dfs_nodes": col(R.DFS_NODES).copy(),
+        "tools_to_win": _tools_to_win(col(R.TOOLS_TO_WIN)),
         "gate_clickable": col(R.GATE_CLICKABLE) == 1,
         "gate_tool_free": col(R.GATE_TOOL_FREE) == 1,
         "gate_tool_assist": col(R.GATE_TOOL_ASSIST) == 1,

@@ -13,6 +13,7 @@ import {
   deriveAt, fnv1a64, Game, generateBoard, generateRow, Pcg32, resolveBoard,
 } from '../tilegen.js';
 import { buildGraph } from '../tile/layout.js';
+import { leastTools } from '../tile/rescue.js';
 
 const repo = (p) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
@@ -137,6 +138,11 @@ test('a fresh sample from Python: every board, record and witness', {
   }
   assert.deepEqual([...exits].sort(), ['failed_gates', 'failed_layout', 'met']);
   assert.deepEqual([...rules].sort(), ['block_at_full', 'lose_on_full']);
+  for (const c of sample.rescue) { // boards that need tools: answer and node count
+    const board = { T: c.elem.length, elem: c.elem, occList: c.occ };
+    const got = leastTools(board, { slotRule: c.slotRule, lanes: c.lanes }, c.cap);
+    assert.deepEqual(got, { answer: c.answer, nodes: c.nodes }, JSON.stringify(c));
+  }
 });
 
 const packPath = process.env.TILEGEN_JS_PACK;

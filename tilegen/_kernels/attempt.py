@@ -27,8 +27,8 @@ from numba import njit
 from boardcore._kernels.pcg import pcg_seed
 
 from ..codes import (BP, LAYOUT_SEQ, MAX_ATTEMPTS, N_B, N_S, N_V, B, Close, Defect, Exit, P,
-                     R, Reason, S, V)
-from . import layout, search, sim
+                     R, Reason, S, Solvable, V)
+from . import layout, rescue, search, sim
 
 
 @njit(cache=True, nogil=True)
@@ -70,6 +70,19 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
             return defect
         row[R.ONLY_REMOVE_TA_WINS + t] = stats[S.TA_WINS]
     return 0
+
+
+@njit(cache=True, nogil=True)
+def _tools_to_win(elem, occ, prm, solvable, memo):
+    """R.TOOLS_TO_WIN of the returned board: 0 when the tool-free search found a win,
+    unknown when it could not decide (or did not run), else the tool search's answer."""
+    if solvable == Solvable.YES:
+        return 0
+    if solvable != Solvable.NO:
+        return rescue.UNKNOWN
+    answer, _ = rescue.least_tools(elem, occ, prm, prm[P.DFS_CAP], memo.tools, memo.tools_meta,
+                                   memo.tools_stk)
+    return answer
 
 
 @njit(cache=True, nogil=True)
@@ -250,9 +263,11 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
             if defect != 0:
                 row[R.DEFECT] = defect
                 return defect, b
+            row[R.TOOLS_TO_WIN] = _tools_to_win(elem, best_occ, prm, row[R.SOLVABLE], memo)
         else:
             for i in range(R.ALT_SLOT_TF_WINS, R.ONLY_UNDO_TA_WINS + 1):
                 row[i] = -1
+            row[R.TOOLS_TO_WIN] = -2
         row[R.DIAGNOSED] = 1 if diagnosed else 0
         board_out[:, :] = best
         occ_out[:] = best_occ

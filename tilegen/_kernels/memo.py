@@ -102,6 +102,9 @@ class Memo(NamedTuple):
     meta: np.ndarray  # int64[N_MEMO], slots MemoSlot
     stk: np.ndarray  # int64[STACK, N_STK]: the DFS stack, columns Stk
     occ_u: np.ndarray  # uint64[MAX_PIECES]: scratch occ of an Undo search (``undo_occ``)
+    tools: np.ndarray  # int64[M', 5]: the tool search's table (``rescue.py``)
+    tools_meta: np.ndarray  # int64[3]: its generation, live entries, size
+    tools_stk: np.ndarray  # int64[rescue.DEPTH + 1, rescue.N_COL]: its stack
 
 
 def memo_size(cap: int) -> int:
@@ -114,6 +117,22 @@ def memo_size(cap: int) -> int:
     return size
 
 
+TOOLS_DEPTH = 80  # rows of the tool search's stack (rescue.py): clicks + re-clicks + tools
+TOOLS_COLS = 25  # its columns (rescue.py names them)
+
+
+def tools_scratch(cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tool search's (``rescue.py``) table int64[M, 5] (four key words, generation),
+    its meta int64[3] (generation, live entries, M) and stack, for a node cap: M holds one
+    search's states below the load factor, as ``memo_size``."""
+    need = (int(cap) + TOOLS_DEPTH) * LOAD_DEN // LOAD_NUM + 1
+    size = 1024
+    while size < need:
+        size *= 2
+    return (np.zeros((size, 5), dtype=np.int64), np.array([1, 0, size], dtype=np.int64),
+            np.zeros((TOOLS_DEPTH + 1, TOOLS_COLS), dtype=np.int64))
+
+
 def make_memo(cap: int, size: int | None = None) -> Memo:
     """A cleared memo for searches with node cap ``cap`` (``size`` overrides the table size,
     a power of two: tests use tiny tables to exercise the clear-on-fill path)."""
@@ -123,10 +142,12 @@ def make_memo(cap: int, size: int | None = None) -> Memo:
     meta = np.zeros(N_MEMO, dtype=np.int64)
     meta[MemoSlot.GEN] = 1
     meta[MemoSlot.SPAN] = min(m, FIRST_SPAN)
+    tools, tools_meta, tools_stk = tools_scratch(cap)
     return Memo(table=np.zeros((m, 2), dtype=np.int64),
                 spill=np.zeros((m // 4 + 1, 2), dtype=np.int64), meta=meta,
                 stk=np.zeros((STACK, N_STK), dtype=np.int64),
-                occ_u=np.zeros(MAX_PIECES, dtype=np.uint64))
+                occ_u=np.zeros(MAX_PIECES, dtype=np.uint64), tools=tools,
+                tools_meta=tools_meta, tools_stk=tools_stk)
 
 
 @njit(cache=True, nogil=True)

@@ -60,6 +60,7 @@ def _count(cond: pl.Expr, name: str) -> pl.Expr:
 
 
 SAMPLED = AUDIT & pl.col("diagnosed")  # the audit boards with diagnostics and variants
+TOOLS_TO_WIN = ("0", "1", "2", "3", "more", "unknown")  # record.tools_to_win's values
 
 
 def _sample_mean(col: str) -> list[pl.Expr]:
@@ -176,6 +177,8 @@ class TilegenAudit(Generator, Tune):
             *_sample_mean("opening_stability"), *_sample_mean("soft_deadlock_rate"),
             *percentiles("mean_doom_step", (0.10, 0.50, 0.90), SAMPLED),
             _count(pl.col("diagnosed"), "diagnosed_boards"),
+            *((pl.col("tools_to_win").filter(SAMPLED) == v).sum().cast(pl.Int64)
+              .alias(f"tools_to_win_{v}") for v in TOOLS_TO_WIN),
             pl.col("raw_tool_free_pass_rate").filter(AUDIT).is_null().sum().cast(pl.Int64)
             .alias("no_valid_layout_boards"),
             (attempts >= 2).mean().alias("retry_rate"),

@@ -16,6 +16,7 @@ from pipeline.reports.document import (
 from pipeline.reports.svg import Band, Marks, Series, line_chart
 from pipeline.reports.tables import Col, by_group, row_table
 
+from pipeline.analysis.margin import wilson
 from pipeline.reports.intent import Intent
 
 from ..codes import MAX_ATTEMPTS
@@ -311,7 +312,44 @@ def variants(doc) -> list[Section]:
     return [sec]
 
 
+def tool_budget(doc) -> list[Section]:
+    """The tool-budget curve: per row, how many diagnosed boards need 0, 1, 2, 3 or more
+    Remove / Undo uses before a win is possible (decision 195)."""
+    if not doc.rows or "tools_to_win_0" not in doc.rows[0]:
+        return []
+    sec = Section("tilegen-tools", "Tool budget: the least tools that make a win possible")
+    total = sum(r.get("diagnosed_boards") or 0 for r in doc.rows)
+    needing = total - sum((r.get("tools_to_win_0") or 0) + (r.get("tools_to_win_unknown") or 0)
+                          for r in doc.rows)
+    sec.blocks.append(Para(
+        f"Over all rows, {needing} of {total} diagnosed audit boards need a tool before a win "
+        "is possible. Per board: the fewest Remove or Undo uses, each at any moment of the "
+        "game, after which a win is still possible (an exact search over the game's states; "
+        "Shuffle is not counted, it is luck). 0 tools: a tool-free win exists. A player with "
+        "a budget of b tools can win the boards in the columns 0 … b; the rest cannot be "
+        "won with that budget. Unknown: the search reached dfs_node_cap (rules.toml) first. "
+        "The boards are " + SAMPLE_TEXT.split(";")[0].removeprefix("the ") + "); 'needs a "
+        "tool' gives its 95 % interval over them."))
+
+    def need(r: dict) -> str:
+        n = r.get("diagnosed_boards") or 0
+        known = n - (r.get("tools_to_win_unknown") or 0)
+        if known <= 0:
+            return "-"
+        k = known - (r.get("tools_to_win_0") or 0)
+        lo, hi = wilson(k, known)
+        return f"{pct(k / known)} (95 %: {pct(lo)}–{pct(hi)})"
+
+    cols = [Col("0 tools", "tools_to_win_0", str), Col("1", "tools_to_win_1", str),
+            Col("2", "tools_to_win_2", str), Col("3", "tools_to_win_3", str),
+            Col("more than 3", "tools_to_win_more", str),
+            Col("unknown", "tools_to_win_unknown", str),
+            Col("needs a tool", need, str), Col("diagnosed boards", "diagnosed_boards", str)]
+    sec.blocks.append(row_table(doc.rows, tuple(cols), doc.row_label))
+    return [sec]
+
+
 def sections(doc, gen) -> list[Section]:
     return [city_charts(doc), report_c(doc), *diagnostics(doc),
-            *variants(doc), advisory(doc)]
+            *variants(doc), *tool_budget(doc), advisory(doc)]
 
