@@ -295,7 +295,7 @@ export function makeRecord(row, seed, index, sel, o) {
     mean_doom_step: diag(meanOrNull(s.TF_DOOM_STEP_SUM, s.TF_DOOMED_LOSSES)),
     uses_remove: share(s.USES_REMOVE, runs), uses_shuffle: share(s.USES_SHUFFLE, runs),
     uses_undo: share(s.USES_UNDO, runs),
-    tool_free_solvable: SOLVABLE_NAMES.at(o.solvable), // -1 (no search) reads 'unknown', as in Python
+    tool_free_solvable: SOLVABLE_NAMES.at(o.solvable), // -1 (no search): 'unknown', as Python
     dfs_nodes: o.nodes,
     tools_to_win: o.toolsToWin === null ? null : TOOLS_TO_WIN_NAMES.at(o.toolsToWin),
     gate_clickable: o.gates.clickable, gate_tool_free: o.gates.toolFree,

@@ -52,3 +52,40 @@ def fixture_tables():
         return cache[name]
 
     return get
+
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]  # this machine's network is closed: Chromium stays quiet
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, headless, driven by the pinned Playwright (installed from the
+    package registry when missing; the tests skip only when it cannot be reached)."""
+    from slurm_local import PackagesUnavailable, ensure_packages
+
+    try:
+        ensure_packages(packages=("chromium",), needed=("chromium",))
+    except PackagesUnavailable as e:
+        pytest.skip(f"Debian's chromium is missing and cannot be installed here: {e}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """Node.js for node's own test runner (Debian's nodejs when missing, as ``browser``)."""
+    import shutil
+
+    from slurm_local import PackagesUnavailable, ensure_packages
+
+    try:
+        ensure_packages(packages=("nodejs",), needed=("node",))
+    except PackagesUnavailable as e:
+        pytest.skip(f"node is missing and cannot be installed here: {e}")
+    return shutil.which("node") or "/usr/bin/node"

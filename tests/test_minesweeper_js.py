@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -33,15 +32,6 @@ NODE_TESTS_PER_BOARD = 3  # numbers + opening; the play; win / flag / loss
 PAGE_BOARD = (3, 0, 59)  # fog, a forced guess along the scripted play, 16 x 16
 
 
-@pytest.fixture(scope="module")
-def node() -> str:
-    from slurm_local import PackagesUnavailable, ensure_packages
-
-    try:
-        ensure_packages(packages=("nodejs",), needed=("node",))
-    except PackagesUnavailable as e:
-        pytest.skip(f"node is missing and cannot be installed here: {e}")
-    return shutil.which("node") or "/usr/bin/node"
 
 
 @pytest.fixture(scope="module")
@@ -110,21 +100,6 @@ def test_the_node_test_fails_on_a_wrong_tier_and_without_a_fixture(node, fixture
 
 # ----------------------------------------------------------------------------- the page
 
-@pytest.fixture(scope="module")
-def browser():
-    from slurm_local import PackagesUnavailable, ensure_packages
-    from test_pages_browser import CHROMIUM_FLAGS
-
-    try:
-        ensure_packages(packages=("chromium",), needed=("chromium",))
-    except PackagesUnavailable as e:
-        pytest.skip(f"Debian's chromium is missing and cannot be installed here: {e}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -135,20 +110,11 @@ def page_board(default_tables):
 @contextlib.contextmanager
 def play(browser, board, tmp_path):
     """(page, console errors) of ``board``'s play page at 1024 px."""
-    from test_pages_browser import WIDTH
+    from test_pages_browser import WIDTH, open_page
 
-    path = write_page(board, tmp_path / "play.html")
-    page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(path.as_uri())
-        page.wait_for_load_state("load")
+    with open_page(browser, write_page(board, tmp_path / "play.html")) as (page, errors):
         assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
         yield page, errors
-    finally:
-        page.close()
 
 
 def cell(page, x: int, y: int):

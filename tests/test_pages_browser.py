@@ -20,9 +20,6 @@ import pytest
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
 WIDTH = 1024
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]  # this machine's network is closed: Chromium stays quiet
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -30,20 +27,6 @@ def cli(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600, cwd=REPO)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from slurm_local import PackagesUnavailable, ensure_packages
-
-    try:
-        ensure_packages(packages=("chromium",), needed=("chromium",))
-    except PackagesUnavailable as e:
-        pytest.skip(f"Debian's chromium is missing and cannot be installed here: {e}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,26 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_pages_browser import open_page
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
-from test_pages_browser import CHROMIUM_FLAGS, WIDTH  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from slurm_local import PackagesUnavailable, ensure_packages
-
-    try:
-        ensure_packages(packages=("chromium",), needed=("chromium",))
-    except PackagesUnavailable as e:
-        pytest.skip(f"Debian's chromium is missing and cannot be installed here: {e}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def play_page(tmp_path: Path, *args: str) -> Path:
@@ -42,14 +28,9 @@ def play_page(tmp_path: Path, *args: str) -> Path:
     return out
 
 
-def open_page(browser, path: Path):
-    page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(path.as_uri())
+def ready(page):
     page.wait_for_selector("body[data-ready='1']", timeout=10000)
-    return page, errors
+    return page
 
 
 def board_data(page) -> dict:
@@ -61,62 +42,63 @@ def status(page) -> str:
 
 
 def test_a_production_board_is_won_by_its_witness(browser, tmp_path):
-    page, errors = open_page(browser, play_page(tmp_path, "beijing", "6"))
-    data = board_data(page)
-    assert data["witness"] and len(data["witness"]) == len(data["board"]["pieces"])
-    for piece in data["witness"]:
-        page.click(f"#board [data-piece='{piece}']")
-    n = len(data["board"]["pieces"])
-    assert status(page).startswith(f"Won in {n} clicks"), status(page)
-    assert page.locator("#board .piece").count() == 0
-    assert not errors, errors
-    page.close()
+    with open_page(browser, play_page(tmp_path, "beijing", "6")) as (page, errors):
+        ready(page)
+        data = board_data(page)
+        assert data["witness"] and len(data["witness"]) == len(data["board"]["pieces"])
+        for piece in data["witness"]:
+            page.click(f"#board [data-piece='{piece}']")
+        n = len(data["board"]["pieces"])
+        assert status(page).startswith(f"Won in {n} clicks"), status(page)
+        assert page.locator("#board .piece").count() == 0
+        assert not errors, errors
 
 
 def test_a_bad_sequence_loses(browser, tmp_path):
     # always open a new element while one is clickable, and use each tool when stuck
-    page, errors = open_page(browser, play_page(tmp_path, "tokyo", "6"))
-    for _ in range(120):
-        text = status(page)
-        if text.startswith(("Won", "Lost")):
-            break
-        in_slot = set(page.locator("#slot .cell").all_text_contents())
-        free = page.locator("#board .piece.legal")
-        letters = free.all_text_contents()
-        fresh = [i for i, x in enumerate(letters) if x not in in_slot]
-        tools = [b for b in ("remove", "undo", "shuffle")
-                 if page.locator(f"#tool-{b}").is_enabled()]
-        if text.startswith("Stuck") and tools:
-            page.click(f"#tool-{tools[0]}")
-        else:
-            free.nth(fresh[0] if fresh else 0).click()
-    assert status(page).startswith("Lost"), status(page)
-    assert "Deadlock class: hard" in page.locator("#deadlock").text_content()
-    assert not errors, errors
-    page.close()
+    with open_page(browser, play_page(tmp_path, "tokyo", "6")) as (page, errors):
+        ready(page)
+        for _ in range(120):
+            text = status(page)
+            if text.startswith(("Won", "Lost")):
+                break
+            in_slot = set(page.locator("#slot .cell").all_text_contents())
+            free = page.locator("#board .piece.legal")
+            letters = free.all_text_contents()
+            fresh = [i for i, x in enumerate(letters) if x not in in_slot]
+            tools = [b for b in ("remove", "undo", "shuffle")
+                     if page.locator(f"#tool-{b}").is_enabled()]
+            if text.startswith("Stuck") and tools:
+                page.click(f"#tool-{tools[0]}")
+            else:
+                free.nth(fresh[0] if fresh else 0).click()
+        assert status(page).startswith("Lost"), status(page)
+        assert "Deadlock class: hard" in page.locator("#deadlock").text_content()
+        assert not errors, errors
 
 
 def test_a_watched_run_equals_the_python_trace(browser, tmp_path):
     from tilegen.generate import generate_board
     from tilegen.render import trace_run
 
-    page, errors = open_page(browser, play_page(tmp_path, "istanbul", "5"))
-    trace = trace_run(generate_board("istanbul", 5), "risk-averse", tools=True)
-    want = [s for i, s in enumerate(trace.steps)  # a click and its returns: one frame
-            if not (i + 1 < len(trace.steps) and trace.steps[i + 1].action == "return")]
-    page.select_option("#strategy", "2")
-    page.check("#assisted")
-    page.click("#watch")
-    pieces = [p["id"] for p in board_data(page)["board"]["pieces"]]
-    for n, step in enumerate(want, start=1):
-        page.click("#next")
-        assert page.locator("#frame-note").text_content().startswith(f"Step {n} of {len(want)}")
-        slot = [c.get_attribute("data-piece") for c in page.locator("#slot .cell").all()]
-        assert [s for s in slot if s] == [pieces[p] for p in step.slot], n
-    note = page.locator("#frame-note").text_content()
-    assert re.search(r"won: every piece matched" if trace.won else r"lost:", note), note
-    assert page.locator("#next").is_disabled()
-    page.click("#back")
-    assert status(page).startswith("Playing")
-    assert not errors, errors
-    page.close()
+    with open_page(browser, play_page(tmp_path, "istanbul", "5")) as (page, errors):
+        ready(page)
+        trace = trace_run(generate_board("istanbul", 5), "risk-averse", tools=True)
+        want = [s for i, s in enumerate(trace.steps)  # a click and its returns: one frame
+                if not (i + 1 < len(trace.steps) and trace.steps[i + 1].action == "return")]
+        page.select_option("#strategy", "2")
+        page.check("#assisted")
+        page.click("#watch")
+        pieces = [p["id"] for p in board_data(page)["board"]["pieces"]]
+        for n, step in enumerate(want, start=1):
+            page.click("#next")
+            note = page.locator("#frame-note").text_content()
+            assert note.startswith(f"Step {n} of {len(want)}"), note
+            slot = [c.get_attribute("data-piece") for c in page.locator("#slot .cell").all()]
+            assert [s for s in slot if s] == [pieces[p] for p in step.slot], n
+        note = page.locator("#frame-note").text_content()
+        assert re.search(r"won: every piece matched" if trace.won else r"lost:", note), note
+        assert page.locator("#next").is_disabled()
+        page.click("#back")
+        assert status(page).startswith("Playing")
+        assert not errors, errors

@@ -28,15 +28,6 @@ GOLDEN_ROWS = REPO / "tests" / "golden" / "tilegen-rows.json"
 INDICES = (-1, 0, 1, 16)
 
 
-@pytest.fixture(scope="module")
-def node() -> str:
-    from slurm_local import PackagesUnavailable, ensure_packages
-
-    try:
-        ensure_packages(packages=("nodejs",), needed=("node",))
-    except PackagesUnavailable as e:
-        pytest.skip(f"node is missing and cannot be installed here: {e}")
-    return "node"
 
 
 def run_node(node: str, **files: Path) -> subprocess.CompletedProcess:
@@ -99,7 +90,76 @@ def fresh_sample() -> dict:
     add(replace(p, rules=replace(p.rules, near_depth=-1, runs_per_strategy=3)),
         "bangkok:3:1:failed_layout", [{"index": -1}])
     add(by_key["beijing:6:1"], "beijing:6:1:raw", [{"seed": 2**64 - 1}, {"seed": 12345}])
-    return {"rows": rows, "boards": boards, "rescue": rescue_cases()}
+    deadlocks = [deadlock_case(by_key[key], key, strategy) for key, strategy in (
+        ("beijing:5:1", "match-first"), ("tokyo:6:1", "slot-build"), ("istanbul:5:1", "risk-averse"),
+        ("seoul:4:1", "match-first"), ("bangkok:6:1", "match-first"), ("singapore:5:1", "slot-build"))]
+    return {"rows": rows, "boards": boards, "rescue": rescue_cases(),
+            "deadlocks": deadlocks, "deadlocks_made": made_deadlocks()}
+
+
+def made_deadlocks() -> list[dict]:
+    """Boards that need tools (soft deadlocks are rare on the reference boards): a game
+    that always clicks the lowest legal piece, and the kernel's deadlock class after every
+    click (``search.classify_deadlock``, budgets 1 each)."""
+    import numpy as np
+    import naive_tile_sim as NS
+    from test_tile_rescue import column_boards
+
+    from tilegen._kernels import search
+    from tilegen.codes import DEADLOCK_NAMES, N_PRM, P
+
+    out = []
+    for elem, occ, rule, lanes in column_boards(40):
+        T = len(elem)
+        prm = np.zeros(N_PRM, dtype=np.int64)
+        prm[P.T], prm[P.E], prm[P.SLOT_RULE], prm[P.DFS_CAP] = T, max(elem) + 1, rule, 100_000
+        rules = NS.Rules(slot_rule=rule, n_lanes=lanes)
+        occl = NS.occluders_from_masks(occ)
+        onboard, slot, clicks, classes, number = set(range(T)), [], [], [], 0
+        while True:
+            moves = NS.legal_clicks(onboard, occl, elem, [elem[q] for q, _ in slot], rules)
+            if not moves:
+                break
+            onboard.discard(moves[0])
+            clicks.append(moves[0])
+            slot, _ = NS.put_in_slot(slot, moves[0], number, elem)
+            number += 1
+            s = np.array([q for q, _ in slot] or [0], dtype=np.int32)
+            last = max(slot, key=lambda qn: qn[1])[0] if slot else -1
+            got = search.classify_deadlock(
+                np.asarray(elem, dtype=np.int32), np.asarray(occ, dtype=np.uint64), prm,
+                np.uint64(sum(1 << p for p in onboard)), s, len(slot), np.zeros(1, np.int32),
+                0, last, 1, search.make_memo(100_000))
+            classes.append(DEADLOCK_NAMES[int(got)])
+        out.append({"elem": elem, "occ": [[q for q in range(T) if m >> q & 1] for m in occ],
+                    "slotRule": rule, "lanes": lanes, "cap": 100_000, "clicks": clicks,
+                    "classes": classes})
+    return out
+
+
+def deadlock_case(plan, sample_id: str, strategy: str, run: int = 0) -> dict:
+    """The production board's tool-free run ``run`` of ``strategy`` (Python's trace), and
+    Python's deadlock class (``generate.classify_deadlock``) after every click of it."""
+    from tilegen.generate import RuntimeState, classify_deadlock
+    from tilegen.render import trace_run
+
+    res = generate_planned(plan)
+    b = res.board
+    ids = [p.id for p in b.pieces]
+    budgets = {"remove": plan.rules.budget_remove, "shuffle": plan.rules.budget_shuffle,
+               "undo": plan.rules.budget_undo}
+    clicks, classes = [], []
+    for step in trace_run(res, strategy, run=run).steps:
+        if step.action != "click":
+            continue
+        clicks.append(step.piece)
+        slot = [ids[p] for p in step.slot]
+        last = next(ids[p] for p in reversed(clicks) if ids[p] in slot) if slot else None
+        state = RuntimeState(slot=tuple(slot), removed_piece_ids=tuple(
+            ids[p] for p in clicks if ids[p] not in slot), last_inserted=last,
+            tools_left=dict(budgets))
+        classes.append(classify_deadlock(state, b))
+    return {"sampleId": sample_id, "clicks": clicks, "classes": classes}
 
 
 def rescue_cases() -> list[dict]:
@@ -129,6 +189,8 @@ def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     sample = fresh_sample()
     exits = {b["record"]["exit"] for b in sample["boards"]}
     assert {c["answer"] for c in sample["rescue"]} == {-1, 1, 2, 3, 4}
+    assert {x for c in sample["deadlocks"] + sample["deadlocks_made"]
+            for x in c["classes"]} == {"none", "soft", "hard"}
     assert exits == {"met", "failed_gates", "failed_layout"}
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(sample))

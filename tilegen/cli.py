@@ -240,23 +240,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "hard deadlock) instead of the tool-free one")
     g.set_defaults(func=cmd_generate)
 
-    x = sub.add_parser("export-tables", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
-                       help="write the table rows as runtime/tilegen.js reads them (JSON)",
-                       description="Write every preset row of a table root, resolved as the "
-                                   "kernels read it, to one JSON file for runtime/tilegen.js "
-                                   "(docs/tilegen-js.md).")
-    x.add_argument("--out", required=True, help="the JSON file to write")
-    x.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
-    x.set_defaults(func=cmd_export_tables)
-
-    k = sub.add_parser("export", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
-                       help="write the production boards of a table root as one board pack",
-                       description="Generate the production board of every preset row and "
-                                   "write them, with witness, metrics, record and digests, "
-                                   "as one JSON board pack (docs/tilegen-js.md).")
-    k.add_argument("--out", required=True, help="the JSON file to write")
-    k.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
-    k.set_defaults(func=cmd_export)
+    for name, func, short, long in (
+            ("export-tables", cmd_export_tables,
+             "write the table rows as runtime/tilegen.js reads them (JSON)",
+             "Write every preset row of a table root, resolved as the kernels read it, to "
+             "one JSON file for runtime/tilegen.js (docs/tilegen-js.md)."),
+            ("export", cmd_export,
+             "write the production boards of a table root as one board pack",
+             "Generate the production board of every preset row and write them, with "
+             "witness, metrics, record and digests, as one JSON board pack "
+             "(docs/tilegen-js.md).")):
+        x = sub.add_parser(name, formatter_class=RAW, epilog=BOARD_EXIT_HELP, help=short,
+                           description=long)
+        x.add_argument("--out", required=True, help="the JSON file to write")
+        x.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+        x.set_defaults(func=func)
 
     b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW,

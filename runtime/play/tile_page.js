@@ -36,8 +36,8 @@ function kernelBoard() {
     (got[state.pieces[q].id] ||= []).push(state.pieces[p].id);
   }));
   for (const k of Object.keys(got)) got[k].sort();
-  const same = JSON.stringify(Object.keys(got).sort().map((k) => [k, got[k]]))
-    === JSON.stringify(Object.keys(state.overlapGraph).sort().map((k) => [k, state.overlapGraph[k]]));
+  const canon = (g) => JSON.stringify(Object.keys(g).sort().map((k) => [k, g[k]]));
+  const same = canon(got) === canon(state.overlapGraph);
   if (!same) throw new Error('the overlap graph rebuilt here differs from the board file');
   return b;
 }
@@ -202,7 +202,8 @@ function render() {
   cells('bypass', snap.byp, 3);
   for (const t of [Tool.REMOVE, Tool.SHUFFLE, Tool.UNDO]) {
     const b = $(`tool-${TOOL_NAMES[t]}`);
-    b.textContent = `${TOOL_NAMES[t][0].toUpperCase()}${TOOL_NAMES[t].slice(1)} (${snap.left[t]} left)`;
+    const name = TOOL_NAMES[t];
+    b.textContent = `${name[0].toUpperCase()}${name.slice(1)} (${snap.left[t]} left)`;
     b.disabled = !!frames || !game.usable(t);
   }
   $('frames').hidden = !frames;
@@ -211,9 +212,11 @@ function render() {
     $('prev').disabled = frameAt === 0;
     $('next').disabled = frameAt === frames.length - 1;
   }
-  const msg = frames ? 'Watching a recording: your game is paused (Back to my game).' : status(game);
+  const msg = frames ? 'Watching a recording: your game is paused (Back to my game).'
+    : status(game);
   $('status').textContent = msg;
-  $('status').className = !frames && game.won ? 'won' : (!frames && /^Lost/.test(msg) ? 'lost' : '');
+  const end = game.won ? 'won' : (/^Lost/.test(msg) ? 'lost' : '');
+  $('status').className = frames ? '' : end;
   if (!frames && !game.won && game.legalClicks().length === 0) {
     $('deadlock').textContent = `Deadlock class: ${classifyDeadlock(game, prm)} (hard: no legal`
       + ' click; soft: one Undo or Remove would make a win possible again).';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
-  deriveAt, fnv1a64, Game, generateBoard, generateRow, Pcg32, resolveBoard,
+  classifyDeadlock, deriveAt, fnv1a64, Game, generateBoard, generateRow, Pcg32, resolveBoard,
 } from '../tilegen.js';
 import { buildGraph } from '../tile/layout.js';
 import { leastTools } from '../tile/rescue.js';
@@ -138,6 +138,32 @@ test('a fresh sample from Python: every board, record and witness', {
   }
   assert.deepEqual([...exits].sort(), ['failed_gates', 'failed_layout', 'met']);
   assert.deepEqual([...rules].sort(), ['block_at_full', 'lose_on_full']);
+  for (const d of sample.deadlocks) { // the class after every click of a scripted run
+    const row = rows.get(d.sampleId);
+    const { seed, index, closing } = resolveBoard(row, {});
+    const r = generateRow(row, seed, index, closing);
+    const game = new Game(r.kernel.board, { slotRule: row.prm.SLOT_RULE, lanes: row.prm.N_LANES,
+      budgets: [row.prm.BUDGET_REMOVE, row.prm.BUDGET_SHUFFLE, row.prm.BUDGET_UNDO] });
+    game.reset(true);
+    d.clicks.forEach((p, j) => {
+      game.click(p);
+      assert.equal(classifyDeadlock(game, row.prm), d.classes[j], `${d.sampleId} click ${j + 1}`);
+    });
+  }
+  for (const d of sample.deadlocks_made) { // boards that need tools: soft deadlocks too
+    const T = d.elem.length;
+    const covList = Array.from({ length: T }, () => []);
+    d.occ.forEach((occ, p) => occ.forEach((q) => covList[q].push(p)));
+    const board = { T, elem: Int32Array.from(d.elem), occList: d.occ, covList };
+    const game = new Game(board, { slotRule: d.slotRule, lanes: d.lanes, budgets: [1, 1, 1] });
+    game.reset(true);
+    d.clicks.forEach((p, j) => {
+      assert.ok(game.legal(p));
+      game.click(p);
+      assert.equal(classifyDeadlock(game, { DFS_CAP: d.cap }), d.classes[j],
+        `${JSON.stringify(d.elem)} click ${j + 1}`);
+    });
+  }
   for (const c of sample.rescue) { // boards that need tools: answer and node count
     const board = { T: c.elem.length, elem: c.elem, occList: c.occ };
     const got = leastTools(board, { slotRule: c.slotRule, lanes: c.lanes }, c.cap);

@@ -21,8 +21,15 @@ function copy(s) {
 }
 
 const has = (m, p) => (p < 32 ? (m[0] >>> p) & 1 : (m[1] >>> (p - 32)) & 1) === 1;
-const set = (m, p) => { if (p < 32) m[0] = (m[0] | (1 << p)) >>> 0; else m[1] = (m[1] | (1 << (p - 32))) >>> 0; };
-const clear = (m, p) => { if (p < 32) m[0] = (m[0] & ~(1 << p)) >>> 0; else m[1] = (m[1] & ~(1 << (p - 32))) >>> 0; };
+// a 64-bit piece mask as [pieces 0-31, pieces 32-63]
+const set = (m, p) => {
+  if (p < 32) m[0] = (m[0] | (1 << p)) >>> 0;
+  else m[1] = (m[1] | (1 << (p - 32))) >>> 0;
+};
+const clear = (m, p) => {
+  if (p < 32) m[0] = (m[0] & ~(1 << p)) >>> 0;
+  else m[1] = (m[1] & ~(1 << (p - 32))) >>> 0;
+};
 
 function dropSlot(s, i) {
   const r = s.rank[i];
@@ -107,7 +114,9 @@ export function leastTools(board, rules, cap) {
       let ok = false;
       if (mv < T) {
         const on = !has(s.mask, mv);
-        if (on && (has(s.lanes, mv) || occList[mv].every((q) => has(s.mask, q) || has(s.lanes, q)))) {
+        // a lane piece has no occluder; a grid piece's occluders are off the board or on lanes
+        const free = (q) => has(s.mask, q) || has(s.lanes, q);
+        if (on && (has(s.lanes, mv) || occList[mv].every(free))) {
           ok = s.slot.length < capLegal || count(s, elem, elem[mv]) === 2;
         }
       } else if (s.left > 0 && s.slot.length > 0) {
