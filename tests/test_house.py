@@ -149,7 +149,7 @@ def test_the_client_never_loads_the_kernels():
 
 def test_commands_and_generators_are_entry_points():
     cmds = {ep.name: ep.value for ep in metadata.entry_points(group="minegen.commands")}
-    assert set(cmds) == {"audit", "diff", "sweep", "runs", "tune"}
+    assert set(cmds) == {"audit", "diff", "sweep", "runs", "tune", "reconcile"}
     gens = {ep.name for ep in metadata.entry_points(group="minegen.generators")}
     assert {"minegen", "tilegen"} <= gens
     cli_src = (REPO / "minegen" / "cli.py").read_text()

@@ -173,6 +173,29 @@ def cmd_export(args) -> int:
 
 @command
 @interruptible(PROG)
+def cmd_telemetry_synth(args) -> int:
+    from pathlib import Path
+
+    from .table_loader import load_tables
+    from .telemetry import synth
+
+    if args.seeds < 1 or args.sessions < 1 or args.days < 1 or args.anomalies < 0:
+        raise InputError("telemetry synth: --seeds, --sessions and --days must be >= 1, "
+                         "--anomalies >= 0")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {args.out} is a file; give a folder")
+    boards = synth.boards(load_tables(args.tables), args.seeds)
+    frame, info = synth.sessions(boards, args.sessions, args.days,
+                                 synth.Model(anomalies=args.anomalies), args.seed)
+    data, meta = synth.write(out, frame, info)
+    print(f"wrote {frame.height} SYNTHETIC sessions on {boards.height} boards to {data} "
+          f"(model and the {len(info['abnormal_boards'])} planted abnormal boards: {meta})")
+    return 0
+
+
+@command
+@interruptible(PROG)
 def cmd_bench(args) -> int:
     from .bench import format_table, run
 
@@ -255,6 +278,26 @@ def build_parser() -> argparse.ArgumentParser:
         x.add_argument("--out", required=True, help="the JSON file to write")
         x.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
         x.set_defaults(func=func)
+
+    t = sub.add_parser("telemetry", help="synthetic player telemetry (tests and demos)",
+                       formatter_class=RAW, epilog=BOARD_EXIT_HELP,
+                       description="Telemetry tools (docs/telemetry.md). Reconciling real "
+                                   "telemetry is `minegen reconcile`.")
+    tsub = t.add_subparsers(dest="telemetry_cmd", required=True, parser_class=Parser)
+    s = tsub.add_parser("synth", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
+                        help="write synthetic sessions with planted abnormal boards",
+                        description="Sessions of a documented synthetic player model on "
+                                    "each row's production board and audit boards "
+                                    "0 .. SEEDS-2, with planted abnormal boards; every file "
+                                    "says it is synthetic.")
+    s.add_argument("--out", required=True, help="folder to write into")
+    s.add_argument("--seeds", type=int, default=6, help="boards per row (default 6)")
+    s.add_argument("--sessions", type=int, default=400, help="sessions per board (default 400)")
+    s.add_argument("--days", type=int, default=30, help="days the sessions span (default 30)")
+    s.add_argument("--anomalies", type=int, default=4, help="planted abnormal boards (default 4)")
+    s.add_argument("--seed", type=int, default=7, help="seed of the model's draws (default 7)")
+    s.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
+    s.set_defaults(func=cmd_telemetry_synth)
 
     b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW,

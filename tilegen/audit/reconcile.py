@@ -1,0 +1,196 @@
+"""``minegen reconcile``: players' telemetry against a finished tilegen audit run (05 §17;
+decisions 196-198). Per (city, level, revision) and per seed: sessions, the observed pass
+rate with its Wilson interval, tool use, peak slot, the fail-step distribution and time
+against the level's target duration, beside the audit's simulated figures for the same
+board. Flags: abnormal seeds (observed far from what the calibrated bot figures predict,
+Benjamini-Hochberg across seeds), rows whose calibrated prediction lies outside the
+observed interval, and target-rate proposals where the players' interval excludes the
+table's target. Exit 0: consistent; 1: something flagged; 2: bad input.
+
+A pass is a ``win``; a ``quit`` session is counted apart and left out of the pass rate
+(the player neither passed nor failed the board). Bad rows and exact duplicates are
+reported with their counts; duplicates count once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from boardcore.errors import InputError
+
+from ..telemetry import read, schema, stats
+
+FDR = 0.05
+MIN_SESSIONS = 30  # per seed, played (not quit) sessions before a seed is tested
+
+
+def board_figures(run_dir: Path) -> pl.DataFrame:
+    """Per board of the run: key, seed and the simulated figures reconcile compares."""
+    path = run_dir / "records.parquet"
+    if not path.is_file():
+        raise InputError(f"{path} is missing: reconcile needs a finished tilegen audit run")
+    rec = pl.read_parquet(path)
+    if "pass_rate_match_first" not in rec.columns:
+        raise InputError(f"{run_dir} is not a tilegen audit run (no tile-match record)")
+    return rec.select(
+        *schema.KEY, pl.col("stream_seed").alias("seed"), "seed_index", "target_pass_rate",
+        "tool_free_pass_rate", "tool_assist_pass_rate", "avg_peak_slot_usage",
+        "mean_fail_step", pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
+                                            "pass_rate_risk_averse").alias("q_best"))
+
+
+def per_seed(clean: pl.LazyFrame) -> pl.DataFrame:
+    """One row per (city, level, revision, seed) of the distinct sessions."""
+    won = pl.col("result") == "win"
+    quit_ = pl.col("result") == "quit"
+    step = pl.col("first_fail_step").filter(pl.col("result") == "fail")
+    return (clean.unique(list(schema.NAMES)).group_by([*schema.KEY, "seed"]).agg(
+        pl.len().alias("sessions"), quit_.sum().alias("quits"),
+        (~quit_).sum().alias("played"), won.sum().alias("wins"),
+        pl.col("revived").sum().alias("revives"),
+        pl.col("undo_uses").mean().alias("undo_per_session"),
+        pl.col("remove_uses").mean().alias("remove_per_session"),
+        pl.col("shuffle_uses").mean().alias("shuffle_per_session"),
+        pl.col("peak_slot_usage").mean().alias("peak_slot_mean"),
+        pl.col("time_spent_sec").median().alias("time_median_s"),
+        *(step.quantile(q, interpolation="linear").alias(f"fail_step_p{int(q * 100)}")
+          for q in (0.1, 0.5, 0.9)))
+        .sort([*schema.KEY, "seed"]).collect(engine="streaming"))
+
+
+def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
+              min_sessions: int = MIN_SESSIONS) -> dict:
+    from pipeline.analysis.records import model
+
+    clean, bad = read.sessions(telemetry)
+    model(schema.SESSION).validate(clean)  # Pandera: the clean block's declared columns
+    bad_rows = bad.group_by("reason").agg(pl.len().alias("rows"),
+                                          pl.col("row").head(3).alias("first_rows")) \
+        .sort("rows", descending=True).collect(engine="streaming")
+    dups = read.duplicates(clean).select(pl.len().alias("sessions"),
+                                         (pl.col("copies") - 1).sum().alias("extra_copies")) \
+        .collect(engine="streaming")
+    seeds = per_seed(clean).join(board_figures(run_dir), on=[*schema.KEY, "seed"], how="left")
+    tested = seeds.filter(pl.col("q_best").is_not_null() & (pl.col("played") >= min_sessions))
+    x = tested["q_best"].to_numpy()
+    wins, n = tested["wins"].to_numpy().astype(float), tested["played"].to_numpy().astype(float)
+    ab = stats.fit(x, wins, n) if tested.height >= 3 else None
+    calib = None if ab is None else {
+        "a": ab[0], "b": ab[1], "monotone": ab[1] > 0, "boards": tested.height,
+        "held_out_mae": stats.held_out_error(x, wins, n),
+        "figure": "the best strategy's tool-free pass rate (q_best)"}
+    if ab is not None:  # flag, then fit again without the flagged boards, and flag again
+        abnormal = stats.bh(stats.two_sided_p(wins, n, stats.predict(ab, x)), fdr)
+        if abnormal.any() and (~abnormal).sum() >= 3:
+            ab = stats.fit(x[~abnormal], wins[~abnormal], n[~abnormal])
+            calib.update(a=ab[0], b=ab[1], monotone=ab[1] > 0, boards=int((~abnormal).sum()),
+                         held_out_mae=stats.held_out_error(x[~abnormal], wins[~abnormal],
+                                                           n[~abnormal]))
+        exp = stats.predict(ab, x)
+        p = stats.two_sided_p(wins, n, exp)
+        tested = tested.with_columns(pl.Series("predicted", exp), pl.Series("p_value", p),
+                                     pl.Series("abnormal", stats.bh(p, fdr)))
+    rows = _rows(seeds, ab)
+    return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
+            "min_sessions": min_sessions, "calibration": calib,
+            "sessions": int(seeds["sessions"].sum()) if seeds.height else 0,
+            "bad_rows": bad_rows.to_dicts(), "duplicates": dups.to_dicts()[0],
+            "unmatched_seeds": seeds.filter(pl.col("q_best").is_null()).height,
+            "rows": rows,
+            "seeds": tested.to_dicts(),
+            "abnormal_seeds": tested.filter(pl.col("abnormal")).to_dicts()
+            if "abnormal" in tested.columns else []}
+
+
+def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
+    out = []
+    for key, g in seeds.group_by(list(schema.KEY), maintain_order=True):
+        played, wins = int(g["played"].sum()), int(g["wins"].sum())
+        lo, hi = stats.wilson(wins, played)
+        prod = g.filter(pl.col("seed_index") == -1)
+        target = g["target_pass_rate"].drop_nulls()
+        row = dict(zip(schema.KEY, key), sessions=int(g["sessions"].sum()), played=played,
+                   wins=wins, observed=wins / played if played else None, lo=lo, hi=hi,
+                   target=float(target[0]) if target.len() else None)
+        if prod.height and ab is not None:
+            pred = float(stats.predict(ab, prod["q_best"].to_numpy())[0])
+            row.update(production_tool_free=prod["tool_free_pass_rate"][0],
+                       production_tool_assist=prod["tool_assist_pass_rate"][0], predicted=pred,
+                       outside=played > 0 and not lo <= pred <= hi)
+        if row["target"] is not None and played and not lo <= row["target"] <= hi:
+            row["proposal"] = round(wins / played, 2)
+        out.append(row)
+    return out
+
+
+def write(doc: dict, out: Path) -> Path:
+    """reconcile.json in ``<out>/tilegen/reconcile/<stamp>/``."""
+    folder = out / "tilegen" / "reconcile" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "reconcile.json").write_text(json.dumps(doc, indent=1, default=str) + "\n",
+                                           encoding="utf-8")
+    return folder
+
+
+def flagged(doc: dict) -> bool:
+    return bool(doc["abnormal_seeds"] or any(r.get("outside") or "proposal" in r
+                                             for r in doc["rows"]))
+
+
+def summary(doc: dict, folder: Path) -> str:
+    c = doc["calibration"]
+    lines = [f"reconcile: {doc['sessions']} distinct sessions on {len(doc['rows'])} row(s); "
+             f"{sum(r['rows'] for r in doc['bad_rows'])} bad row(s), "
+             f"{doc['duplicates']['extra_copies'] or 0} duplicate copies left out",
+             f"report: {folder / 'reconcile.json'}"]
+    if c:
+        lines.append(f"  calibration: player pass = logistic({c['a']:.3f} + {c['b']:.3f} "
+                     f"logit(q_best)) over {c['boards']} boards; held-out error "
+                     f"{c['held_out_mae']:.3f}")
+    for s in doc["abnormal_seeds"]:
+        lines.append(f"  abnormal seed {s['city_id']} {s['level_id']} r{s['revision']} seed "
+                     f"{s['seed']}: players {s['wins'] / s['played']:.2f} of {s['played']}, "
+                     f"predicted {s['predicted']:.2f} (p = {s['p_value']:.1e})")
+    for r in doc["rows"]:
+        if "proposal" in r:
+            lines.append(f"  proposal {r['city_id']} {r['level_id']} r{r['revision']}: "
+                         f"target_pass_rate {r['target']} -> {r['proposal']} (players "
+                         f"{r['lo']:.2f}-{r['hi']:.2f})")
+    for b in doc["bad_rows"]:
+        lines.append(f"  bad rows: {b['rows']} x {b['reason']} (first rows {b['first_rows']})")
+    return "\n".join(lines)
+
+
+def cmd_reconcile(args) -> int:
+    from pipeline.store.runs import resolve_run
+
+    run_dir = resolve_run(args.run, args.out, subdir="tilegen")
+    doc = reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
+                    min_sessions=args.min_sessions)
+    folder = write(doc, Path(args.out))
+    print(summary(doc, folder))
+    return 1 if flagged(doc) else 0
+
+
+def add_reconcile(sub, command) -> None:
+    r = sub.add_parser(
+        "reconcile", help="players' telemetry against a finished tilegen audit run",
+        description="Compare telemetry sessions (Parquet, CSV or NDJSON; docs/telemetry.md) "
+                    "with a tilegen audit run: observed pass rates with intervals beside the "
+                    "simulated ones, abnormal seeds, target-rate proposals.",
+        epilog="exit codes:\n  0  consistent\n  1  something flagged (abnormal seeds, rows "
+               "off their prediction, proposals)\n  2  bad input (run, telemetry, options)",
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    r.add_argument("--run", default="LATEST", help="tilegen audit run: folder, id or LATEST")
+    r.add_argument("--telemetry", required=True, help="a telemetry file or folder")
+    r.add_argument("--out", default="reports", help="output root (default: reports)")
+    r.add_argument("--fdr", type=float, default=FDR, help=f"false-discovery rate of the "
+                   f"abnormal-seed flags (default {FDR})")
+    r.add_argument("--min-sessions", type=int, default=MIN_SESSIONS,
+                   help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
+    r.set_defaults(func=command(cmd_reconcile))

@@ -1,0 +1,115 @@
+"""The telemetry session, declared once (05 §17, A-30; decision 196): one row per session.
+
+``SESSION`` declares the columns as the record does (``boardcore.fields.Field``): the
+Pandera model of a clean session block (``tilegen/audit/reconcile.py``) and the docs table
+come from it. ``reasons`` is the same declaration as row rules in Polars expressions: the
+first rule a raw row breaks, so that a bad row is counted with its reason and never
+silently dropped (a streaming query: nothing is collected per row).
+
+Raw input is read as text (every format, ``read.py``) and parsed here, so a value that does
+not parse is a reason, not a crash. ``result``: the session's final outcome; a session that
+revived and then won is ``win`` with ``revived`` >= 1 (A-30). A pass is ``result == "win"``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from boardcore.fields import Field
+
+RESULTS = ("win", "fail", "revive", "quit")
+MAX_SLOT = 7
+U64_MAX = 2**64 - 1
+
+SESSION: tuple[Field, ...] = (
+    Field("city_id", "str", "city of the board"),
+    Field("level_id", "int64", "level of the board (1-6)", ge=1, le=6),
+    Field("revision", "int64", "generation revision of the level", ge=1),
+    Field("seed", "uint64", "the board's seed (decimal): the production seed, a daily seed, "
+          "or any seed the game shipped"),
+    Field("result", "str", "final outcome of the session", values=RESULTS),
+    Field("revived", "int64", "revives during the session", ge=0),
+    Field("peak_slot_usage", "int64", "most pieces in the slot at rest", "cells", ge=0,
+          le=MAX_SLOT),
+    Field("undo_uses", "int64", "Undo uses", ge=0),
+    Field("remove_uses", "int64", "Remove uses", ge=0),
+    Field("shuffle_uses", "int64", "Shuffle uses", ge=0),
+    Field("time_spent_sec", "float64", "time in the level", "s", ge=0.0),
+    Field("first_fail_step", "int64", "clicks made when the session first failed (null: it "
+          "never failed)", "clicks", ge=0, nullable=True),
+    Field("date", "str", "UTC date of the session, YYYY-MM-DD"),
+    Field("player_id", "str", "the player, when the game sends one", nullable=True),
+)
+NAMES = tuple(f.name for f in SESSION)
+REQUIRED = tuple(f.name for f in SESSION if not f.nullable)
+KEY = ("city_id", "level_id", "revision")
+
+_INT = r"^\s*[0-9]+\s*$"
+_DATE = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _int(name: str) -> pl.Expr:
+    return pl.col(name).str.strip_chars().cast(pl.Int64, strict=False)
+
+
+def parsed() -> list[pl.Expr]:
+    """Each column parsed from its text (null where it does not parse)."""
+    out = []
+    for f in SESSION:
+        c = pl.col(f.name)
+        if f.dtype == "int64":
+            out.append(_int(f.name).alias(f.name))
+        elif f.dtype == "uint64":
+            out.append(c.str.strip_chars().cast(pl.UInt64, strict=False).alias(f.name))
+        elif f.dtype == "float64":
+            out.append(c.str.strip_chars().cast(pl.Float64, strict=False).alias(f.name))
+        else:
+            out.append(pl.when(c.str.strip_chars() == "").then(None).otherwise(c)
+                       .alias(f.name))
+    return out
+
+
+def reasons() -> pl.Expr:
+    """The first rule a raw (text) row breaks, in declaration order; null when none."""
+    rules: list[tuple[pl.Expr, str]] = []
+    for f in SESSION:
+        raw = pl.col(f.name).str.strip_chars()
+        missing = raw.is_null() | (raw == "")
+        if not f.nullable:
+            rules.append((missing, f"{f.name} is missing"))
+        if f.dtype in ("int64", "uint64"):
+            bad = ~missing & ~raw.str.contains(_INT)
+            if f.dtype == "uint64":
+                bad = bad | (~missing & raw.cast(pl.UInt64, strict=False).is_null())
+            rules.append((bad, f"{f.name} is not a whole number >= 0"))
+        if f.dtype == "float64":
+            v = raw.cast(pl.Float64, strict=False)
+            rules.append((~missing & (v.is_null() | v.is_nan() | v.is_infinite()),
+                          f"{f.name} is not a number"))
+        if f.dtype in ("int64", "float64") and (f.ge is not None or f.le is not None):
+            v = raw.cast(pl.Float64, strict=False)
+            lo = f.ge if f.ge is not None else float("-inf")
+            hi = f.le if f.le is not None else float("inf")
+            rules.append((~missing & v.is_not_null() & ((v < lo) | (v > hi)),
+                          f"{f.name} is outside {_range(f)}"))
+        if f.values is not None:
+            rules.append((~missing & ~raw.is_in(list(f.values)),
+                          f"{f.name} is not one of {', '.join(f.values)}"))
+    d = pl.col("date").str.strip_chars()
+    rules.append((d.is_not_null() & (~d.str.contains(_DATE) | d.str.to_date(
+        "%Y-%m-%d", strict=False).is_null()), "date is not a UTC date YYYY-MM-DD"))
+    res = pl.col("result").str.strip_chars()
+    step = pl.col("first_fail_step").str.strip_chars()
+    rules.append(((res == "fail") & (step.is_null() | (step == "")),
+                  "first_fail_step is missing on a failed session"))
+    expr = pl.lit(None, dtype=pl.String)
+    for cond, text in reversed(rules):
+        expr = pl.when(cond.fill_null(False)).then(pl.lit(text)).otherwise(expr)
+    return expr.alias("reason")
+
+
+def _range(f: Field) -> str:
+    if f.ge is not None and f.le is not None:
+        return f"{f.ge:g}-{f.le:g}"
+    return f">= {f.ge:g}" if f.ge is not None else f"<= {f.le:g}"
+

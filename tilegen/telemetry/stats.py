@@ -1,0 +1,96 @@
+"""The statistics of the reconciliation (decision 198), plain numpy: Wilson intervals, the
+players' calibration (a binomial logistic fit of the observed pass rate on the logit of a
+bot figure: monotone when its slope is positive), held-out error by k-fold, and the
+Benjamini-Hochberg step-up for the abnormal-seed flags.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def logit(p) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 0.01, 0.99)
+    return np.log(p / (1 - p))
+
+
+def fit(x: np.ndarray, wins: np.ndarray, n: np.ndarray, iters: int = 50) -> tuple[float, float]:
+    """(a, b) maximising the binomial likelihood of wins / n = logistic(a + b logit(x))
+    (Newton steps from (0, 1); a fixed number of steps: deterministic)."""
+    X = np.column_stack([np.ones_like(x, dtype=np.float64), logit(x)])
+    beta = np.array([0.0, 1.0])
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-(X @ beta)))
+        w = n * p * (1 - p) + 1e-12
+        g = X.T @ (wins - n * p)
+        H = X.T @ (X * w[:, None]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(H, g)
+        beta = beta + step
+        if np.abs(step).max() < 1e-12:
+            break
+    return float(beta[0]), float(beta[1])
+
+
+def predict(ab: tuple[float, float], x) -> np.ndarray:
+    a, b = ab
+    return 1 / (1 + np.exp(-(a + b * logit(x))))
+
+
+def held_out_error(x, wins, n, folds: int = 5) -> float:
+    """Mean absolute error of the predicted pass rate on boards left out of the fit
+    (boards dealt to ``folds`` folds in order: deterministic), weighted by sessions."""
+    x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    fold = np.arange(len(x)) % folds
+    err = np.zeros(len(x))
+    for f in range(folds):
+        test = fold == f
+        if test.all() or not test.any():
+            continue
+        ab = fit(x[~test], wins[~test], n[~test])
+        err[test] = np.abs(predict(ab, x[test]) - wins[test] / np.maximum(n[test], 1))
+    return float((err * n).sum() / max(n.sum(), 1))
+
+
+def binom_p(k: int, n: int, p: float) -> float:
+    """Exact two-sided binomial p-value of k wins in n at rate p: the total probability of
+    the outcomes no more likely than k (R's binom.test). Exact where the normal
+    approximation fails, at rates near 0 or 1."""
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    j = np.arange(n + 1)
+    logpmf = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1)
+                                              for i in j]) + j * math.log(p)
+              + (n - j) * math.log1p(-p))
+    pmf = np.exp(logpmf)
+    return float(min(1.0, pmf[pmf <= pmf[k] * (1 + 1e-7)].sum()))
+
+
+def two_sided_p(wins: np.ndarray, n: np.ndarray, exp: np.ndarray) -> np.ndarray:
+    """``binom_p`` per board."""
+    return np.array([binom_p(int(k), int(m), float(e)) for k, m, e in zip(wins, n, exp)])
+
+
+def bh(p: np.ndarray, q: float) -> np.ndarray:
+    """Benjamini-Hochberg: True where the hypothesis is rejected at false-discovery rate q."""
+    m = len(p)
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    order = np.argsort(p, kind="stable")
+    ranked = p[order] <= q * (np.arange(1, m + 1) / m)
+    k = np.nonzero(ranked)[0].max() + 1 if ranked.any() else 0
+    out = np.zeros(m, dtype=bool)
+    out[order[:k]] = True
+    return out
