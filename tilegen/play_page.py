@@ -50,6 +50,13 @@ def _facts(rec: dict) -> str:
             f"{sure}")
 
 
+def _slot_words(rule: str) -> str:
+    if rule == "lose_on_full":
+        return ("The slot has 7 cells, and under this table's rule (lose_on_full) a 7th piece "
+                "may only enter to complete a triple.")
+    return "The slot holds 7 pieces; when it is full only a piece completing a triple enters."
+
+
 def page(result, title: str) -> str:
     """The play page of a generated board (``generate.GenerationResult``)."""
     b = result.board
@@ -73,10 +80,11 @@ def page(result, title: str) -> str:
 <p class="facts">Board {html.escape(b.board_id)} ({plan.total_pieces} pieces,
 {plan.element_count} elements, {plan.layers} layer(s), slot rule
 {html.escape(rules.slot_rule)}). {html.escape(_facts(result.record))}</p>
-<p>Click a piece with a dark outline (nothing covers it) to send it to the slot; three of a
-kind vanish. Faded pieces are covered. The slot holds {7} pieces; Remove moves the first
-three slot pieces to the bypass, Undo puts the last piece back on a return lane (dashed),
-Shuffle mixes the pieces left on the board.</p>
+<p>Click a piece with a solid dark outline to send it to the slot; three of a kind vanish.
+Faded pieces are covered; a dashed outline means uncovered, but the slot has no room for it.
+{_slot_words(rules.slot_rule)} Remove moves the first three slot pieces to the bypass, Undo
+puts the last piece back on a return lane (the dashed boxes under the board), Shuffle mixes
+the pieces left on the board.</p>
 <div id="play"><div><div id="board" aria-label="board"></div>
 <div class="row"><span class="label">Slot</span><span id="slot"></span></div>
 <div class="row"><span class="label">Bypass</span><span id="bypass"></span></div></div>

@@ -68,8 +68,9 @@ function restart() {
   render();
 }
 
-function describe(ev) {
-  const id = (p) => `${state.pieces[p].id} (${letter(board.elem[p])})`;
+/** One action in words; `elem`: the pieces' elements at the time (a Shuffle moves them). */
+function describe(ev, elem) {
+  const id = (p) => `${state.pieces[p].id} (${letter(elem[p])})`;
   if (ev.kind === 'click') {
     return `clicked ${id(ev.piece)}${ev.lane >= 0 ? ` from lane ${ev.lane + 1}` : ''}`
       + (ev.elim >= 0 ? `: three ${letter(ev.elim)} matched` : '');
@@ -83,7 +84,7 @@ function describe(ev) {
 
 function onPiece(p) {
   if (frames || !game.legal(p)) return;
-  for (const ev of game.click(p, [])) log.push(describe(ev));
+  for (const ev of game.click(p, [])) log.push(describe(ev, game.elem));
   render();
 }
 
@@ -107,7 +108,7 @@ function watch() {
     + ' of run 1 of the simulation')];
   playRun(g, s, tools, toolOrder(prm), run, null, (ev) => {
     const note = ev.kind === 'won' ? 'won: every piece matched'
-      : ev.kind === 'lost' ? 'lost: no legal click and no tool left' : describe(ev);
+      : ev.kind === 'lost' ? 'lost: no legal click and no tool left' : describe(ev, g.elem);
     if (ev.kind === 'return') { // a return belongs to the click before it: one frame
       const last = frames[frames.length - 1];
       frames[frames.length - 1] = snapshot(g, `${last.note}; ${note}`);
@@ -126,7 +127,7 @@ function witness() {
     const p = state.pieces.findIndex((x) => x.id === id);
     const evs = g.click(p, []);
     frames.push(snapshot(g, `click ${n + 1} of ${data.witness.length}: `
-      + evs.map(describe).join('; ')));
+      + evs.map((ev) => describe(ev, g.elem)).join('; ')));
   });
   frames[frames.length - 1].note += g.won ? ' — won' : ' — NOT won (report this)';
   frameAt = 0;
@@ -221,7 +222,8 @@ function render() {
     $('deadlock').textContent = `Deadlock class: ${classifyDeadlock(game, prm)} (hard: no legal`
       + ' click; soft: one Undo or Remove would make a win possible again).';
   } else $('deadlock').textContent = '';
-  $('log').textContent = log.slice(-8).join('\n');
+  $('log').hidden = !!frames;
+  $('log').textContent = `Your game so far:\n${log.slice(-8).join('\n')}`;
 }
 
 $('restart').addEventListener('click', restart);
