@@ -65,6 +65,15 @@ def test_a_missing_column_or_format_is_bad_input(tmp_path):
         read.sessions(tmp_path / "a.txt")
 
 
+def test_the_synthetic_draws_are_the_project_stream():
+    from boardcore.streams import Pcg32
+
+    u = synth.uniforms(2**64 - 5, 4, 6)
+    for i in range(4):
+        r = Pcg32(2**64 - 5, i)
+        assert [r.next_u32() / 2**32 for _ in range(6)] == u[:, i].tolist()
+
+
 def test_synthetic_sessions_say_so_and_repeat():
     boards = synth.boards(load_tables(), 2)
     a, info = synth.sessions(boards, 20, 5, synth.Model(), 3)

@@ -17,7 +17,10 @@ figures tilegen computes for them):
   tool uses, peak slot and time are drawn from simple distributions around the board's
   simulated figures.
 
-Draws come from numpy's PCG64 seeded by ``seed``: the same arguments write the same bytes.
+Draws come from the project's stream (PCG32, docs/tile-draw-protocol.md §1): session i draws
+from ``pcg32_srandom_r(seed, i)``, computed for all sessions at once on numpy's wrapping
+uint64 arithmetic (``uniforms``); the planted boards from ``Pcg32(seed, 2^62)``. The same
+arguments write the same bytes.
 """
 
 from __future__ import annotations
@@ -84,38 +87,68 @@ def boards(catalog, seeds: int) -> pl.DataFrame:
     return pl.DataFrame(out, schema_overrides={"seed": pl.UInt64})
 
 
+MULT = np.uint64(6364136223846793005)
+
+
+def uniforms(seed: int, n: int, k: int) -> np.ndarray:
+    """float64[k, n] in [0, 1): the first k outputs / 2^32 of the PCG32 streams
+    ``pcg32_srandom_r(seed, i)``, i = 0 .. n-1 (the protocol's seeding and output step)."""
+    with np.errstate(over="ignore"):
+        inc = (np.arange(n, dtype=np.uint64) << np.uint64(1)) | np.uint64(1)
+        state = inc.copy()  # state = 0; step: 0 * MULT + inc
+        state = state + np.uint64(seed % 2**64)
+        state = state * MULT + inc
+        out = np.empty((k, n))
+        for j in range(k):
+            old = state
+            state = old * MULT + inc
+            x = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+            rot = old >> np.uint64(59)
+            r = ((x >> rot) | (x << ((np.uint64(32) - rot) & np.uint64(31)))) \
+                & np.uint64(0xFFFFFFFF)
+            out[j] = r / 2.0**32
+    return out
+
+
 def sessions(b: pl.DataFrame, per_board: int, days: int, model: Model, seed: int,
              start: str = "2026-11-01") -> tuple[pl.DataFrame, dict]:
     """(sessions, planted): ``per_board`` sessions on each board over ``days`` days."""
-    rng = np.random.default_rng(seed)
+    from boardcore.streams import Pcg32
+
     n_boards = b.height
-    planted = sorted(rng.choice(n_boards, size=min(model.anomalies, n_boards),
-                                replace=False).tolist())
+    pick = Pcg32(seed, 2**62)
+    planted: list[int] = []
+    while len(planted) < min(model.anomalies, n_boards):
+        i = pick.bounded(n_boards)
+        if i not in planted:
+            planted.append(i)
+    planted.sort()
     rate = true_rate(b["q_best"].to_numpy(), model)
     moved = rate.copy()
     for i in planted:
         moved[i] = rate[i] - model.shift if rate[i] - model.shift >= 0.02 else rate[i] + model.shift
     idx = np.repeat(np.arange(n_boards), per_board)
     n = idx.size
-    quit_ = rng.random(n) < model.quit_rate
-    win = ~quit_ & (rng.random(n) < moved[idx])
-    revived = (win & (rng.random(n) < model.revive_rate)).astype(np.int64)
+    u = uniforms(seed, n, 11)
+    quit_ = u[0] < model.quit_rate
+    win = ~quit_ & (u[1] < moved[idx])
+    revived = (win & (u[2] < model.revive_rate)).astype(np.int64)
     result = np.where(quit_, "quit", np.where(win, "win", "fail"))
     pieces = b["pieces"].to_numpy()[idx]
-    step = np.clip(np.round(rng.normal(b["fail_step"].to_numpy()[idx], 3.0)), 6, pieces - 1)
-    day = np.datetime64(start) + rng.integers(0, days, n).astype("timedelta64[D]")
+    step = np.clip(np.round(b["fail_step"].to_numpy()[idx] + 6 * (u[3] - 0.5)), 6, pieces - 1)
+    day = np.datetime64(start) + (u[4] * days).astype(np.int64).astype("timedelta64[D]")
     frame = pl.DataFrame({
         "city_id": b["city_id"].to_numpy()[idx], "level_id": b["level_id"].to_numpy()[idx],
         "revision": b["revision"].to_numpy()[idx], "seed": b["seed"].to_numpy()[idx],
         "result": result, "revived": revived,
-        "peak_slot_usage": np.clip(np.round(rng.normal(b["peak"].to_numpy()[idx] + 1, 1.0)),
+        "peak_slot_usage": np.clip(np.round(b["peak"].to_numpy()[idx] + 2 * u[5] - 0.5),
                                    0, schema.MAX_SLOT).astype(np.int64),
-        "undo_uses": rng.binomial(1, 0.3, n), "remove_uses": rng.binomial(1, 0.2, n),
-        "shuffle_uses": rng.binomial(1, 0.1, n),
-        "time_spent_sec": np.round(rng.gamma(4.0, b["duration"].to_numpy()[idx] / 4.0), 1),
+        "undo_uses": (u[6] < 0.3).astype(np.int64), "remove_uses": (u[7] < 0.2).astype(np.int64),
+        "shuffle_uses": (u[8] < 0.1).astype(np.int64),
+        "time_spent_sec": np.round(b["duration"].to_numpy()[idx] * (0.5 + u[9]), 1),
         "first_fail_step": np.where(result == "fail", step, np.nan),
-        "date": day.astype(str), "player_id": np.char.add("p", rng.integers(0, max(1, n // 20),
-                                                                            n).astype(str)),
+        "date": day.astype(str),
+        "player_id": np.char.add("p", (u[10] * max(1, n // 20)).astype(np.int64).astype(str)),
         "source": SOURCE,
     }).with_columns(pl.col("first_fail_step").cast(pl.Int64, strict=False),
                     pl.col("seed").cast(pl.UInt64))
