@@ -23,7 +23,7 @@ import polars as pl
 
 from boardcore.errors import InputError
 
-from ..telemetry import read, schema, stats
+from ..telemetry import read, schema, stats, tally
 
 FDR = 0.05
 MIN_SESSIONS = 30  # per seed, played (not quit) sessions before a seed is tested
@@ -44,38 +44,33 @@ def board_figures(run_dir: Path) -> pl.DataFrame:
                                             "pass_rate_risk_averse").alias("q_best"))
 
 
-def per_seed(clean: pl.LazyFrame) -> pl.DataFrame:
-    """One row per (city, level, revision, seed) of the distinct sessions."""
-    won = pl.col("result") == "win"
-    quit_ = pl.col("result") == "quit"
-    step = pl.col("first_fail_step").filter(pl.col("result") == "fail")
-    return (clean.unique(list(schema.NAMES)).group_by([*schema.KEY, "seed"]).agg(
-        pl.len().alias("sessions"), quit_.sum().alias("quits"),
-        (~quit_).sum().alias("played"), won.sum().alias("wins"),
-        pl.col("revived").sum().alias("revives"),
-        pl.col("undo_uses").mean().alias("undo_per_session"),
-        pl.col("remove_uses").mean().alias("remove_per_session"),
-        pl.col("shuffle_uses").mean().alias("shuffle_per_session"),
-        pl.col("peak_slot_usage").mean().alias("peak_slot_mean"),
-        pl.col("time_spent_sec").median().alias("time_median_s"),
-        *(step.quantile(q, interpolation="linear").alias(f"fail_step_p{int(q * 100)}")
-          for q in (0.1, 0.5, 0.9)))
-        .sort([*schema.KEY, "seed"]).collect(engine="streaming"))
+def per_seed(t: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """One row per (city, level, revision, seed) of the distinct sessions, from the
+    tallies (``telemetry.tally``)."""
+    s = t["sums"].with_columns(
+        *((pl.col(c) / pl.col("sessions")).alias(f"{c}_per_session")
+          for c in ("undo", "remove", "shuffle")),
+        (pl.col("peak") / pl.col("sessions")).alias("peak_slot_mean"))
+    fails = tally.quantiles(t["fails"], (0.1, 0.5, 0.9)).rename(
+        {"q0.1": "fail_step_p10", "q0.5": "fail_step_p50", "q0.9": "fail_step_p90"})
+    times = tally.quantiles(t["times"], (0.5,)).rename({"q0.5": "time_median_s"})
+    return (s.drop("undo", "remove", "shuffle", "peak")
+            .join(fails, on=tally.SEED, how="left").join(times, on=tally.SEED, how="left")
+            .sort(tally.SEED))
 
 
 def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
               min_sessions: int = MIN_SESSIONS) -> dict:
     from pipeline.analysis.records import model
 
-    clean, bad = read.sessions(telemetry)
+    figures = board_figures(run_dir)
+    clean, _ = read.sessions(telemetry)
     model(schema.SESSION).validate(clean)  # Pandera: the clean block's declared columns
-    bad_rows = bad.group_by("reason").agg(pl.len().alias("rows"),
-                                          pl.col("row").head(3).alias("first_rows")) \
-        .sort("rows", descending=True).collect(engine="streaming")
-    dups = read.duplicates(clean).select(pl.len().alias("sessions"),
-                                         (pl.col("copies") - 1).sum().alias("extra_copies")) \
-        .collect(engine="streaming")
-    seeds = per_seed(clean).join(board_figures(run_dir), on=[*schema.KEY, "seed"], how="left")
+    t = tally.tally(telemetry)
+    dups = {"sessions": t["dups"].height,
+            "extra_copies": int((t["dups"]["copies"] - 1).sum()) if t["dups"].height else 0}
+    bad_rows = t["bad"]
+    seeds = per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
     tested = seeds.filter(pl.col("q_best").is_not_null() & (pl.col("played") >= min_sessions))
     x = tested["q_best"].to_numpy()
     wins, n = tested["wins"].to_numpy().astype(float), tested["played"].to_numpy().astype(float)
@@ -99,7 +94,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
             "min_sessions": min_sessions, "calibration": calib,
             "sessions": int(seeds["sessions"].sum()) if seeds.height else 0,
-            "bad_rows": bad_rows.to_dicts(), "duplicates": dups.to_dicts()[0],
+            "bad_rows": bad_rows.to_dicts(), "duplicates": dups,
             "unmatched_seeds": seeds.filter(pl.col("q_best").is_null()).height,
             "rows": rows,
             "seeds": tested.to_dicts(),

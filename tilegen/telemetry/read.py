@@ -25,7 +25,8 @@ class TelemetryError(InputError):
     pass
 
 
-def _files(path: Path) -> tuple[str, list[Path]]:
+def files(path: Path) -> tuple[str, list[Path]]:
+    """(format, the files of ``path``: the file, or every telemetry file under a folder)."""
     if path.is_dir():
         found = sorted(p for p in path.rglob("*") if p.suffix in FORMATS)
         kinds = {FORMATS[p.suffix] for p in found}
@@ -46,9 +47,9 @@ def _files(path: Path) -> tuple[str, list[Path]]:
 
 def raw(path: str | Path) -> pl.LazyFrame:
     """Every declared column as text, plus ``row`` (0-based, in file order) and ``file``."""
-    kind, files = _files(Path(path))
+    kind, found = files(Path(path))
     frames = []
-    for f in files:
+    for f in found:
         try:
             if kind == "parquet":
                 lf = pl.scan_parquet(f)
@@ -78,7 +79,24 @@ def sessions(path: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     return clean, bad
 
 
+def hashed(clean: pl.LazyFrame) -> pl.LazyFrame:
+    """The clean sessions with ``h``, a 64-bit hash of the whole session: duplicates are
+    found by it with memory for one word per session, and confirmed on the full columns
+    (``duplicates``)."""
+    return clean.with_columns(pl.struct(list(schema.NAMES)).hash(seed=0).alias("h"))
+
+
 def duplicates(clean: pl.LazyFrame) -> pl.LazyFrame:
-    """Exact duplicate sessions: each distinct session seen more than once, with its count."""
-    return (clean.group_by(list(schema.NAMES)).agg(pl.len().alias("copies"))
-            .filter(pl.col("copies") > 1))
+    """Exact duplicate sessions: each distinct session seen more than once, with its count.
+    Candidates share a hash; they are grouped again on every column, so a hash collision
+    of two different sessions is never taken for a duplicate."""
+    h = hashed(clean)
+    twice = h.group_by("h").agg(pl.len().alias("n")).filter(pl.col("n") > 1).select("h")
+    return (h.join(twice, on="h", how="semi").group_by(list(schema.NAMES))
+            .agg(pl.len().alias("copies")).filter(pl.col("copies") > 1))
+
+
+def distinct(clean: pl.LazyFrame) -> pl.LazyFrame:
+    """One copy of each session (rows of equal hash are equal: ``duplicates`` confirms it
+    for every repeated hash; ``reconcile`` refuses the input when it does not hold)."""
+    return hashed(clean).unique(subset=["h"], keep="any").drop("h")
