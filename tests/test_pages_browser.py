@@ -44,6 +44,12 @@ def pages(tmp_path_factory) -> dict[str, Path]:
                  ("tune", "--generator", "tilegen", "--run", "LATEST", "--n", 8)):
         p = cli(*args, "--workers", 2, "--out", out)
         assert p.returncode in (0, 1), p.stderr
+    synth = subprocess.run([sys.executable, "-m", "tilegen.cli", "telemetry", "synth", "--out",
+                            str(out / "synth"), "--seeds", "2", "--sessions", "60"], cwd=REPO,
+                           capture_output=True, text=True, timeout=600)
+    assert synth.returncode == 0, synth.stderr
+    p = cli("reconcile", "--out", out, "--telemetry", out / "synth" / "synthetic-sessions.parquet")
+    assert p.returncode in (0, 1), p.stderr
     mine = sorted((out / "metric_v1").glob("2*"))
     p = cli("diff", mine[0].name, mine[1].name, "--out", out)
     assert p.returncode == 0, p.stderr
@@ -58,6 +64,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
             "sweep": sweeps["minegen"], "tilegen sweep": sweeps["tilegen"],
             "minegen tune": tunes["minegen"] / "tune.html",
             "tilegen tune": tunes["tilegen"] / "tune.html",
+            "reconcile": next((out / "tilegen" / "reconcile").glob("*/report.html")),
             "index": out / "index.html"}
 
 
@@ -85,7 +92,7 @@ def lands_on_a_report(page, link: str) -> bool:
 
 @pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "tilegen diff",
                                   "sweep", "tilegen sweep", "minegen tune", "tilegen tune",
-                                  "index"])
+                                  "reconcile", "index"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
     with open_page(browser, pages[name]) as (page, errors):
         assert errors == [], errors

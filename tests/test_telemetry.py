@@ -117,6 +117,9 @@ def test_reconcile_flags_exactly_the_planted_boards_and_recovers_the_mapping(run
         assert c["monotone"] and gap.max() < 0.02, (c, gap.max())
         assert c["held_out_mae"] < 0.03, c
         assert doc["sessions"] == frame.height and doc["unmatched_seeds"] == 0
+        page = (max((run / "tilegen" / "reconcile").iterdir()) / "report.html").read_text()
+        assert "SYNTHETIC telemetry" in page and all(str(s) in page for *_, s in want)
+    assert "Telemetry reconciliations" in (run / "index.html").read_text()
     assert found == planted == 12
     assert false <= 1  # at a false-discovery rate of 5 %, over 648 tested boards
 

@@ -98,7 +98,15 @@ def gather(out: str | Path) -> dict:
                        "boundary": (s.get("boundary") or {}).get("text", "")})
     diffs = [{"id": f.stem, "page": str(f.relative_to(root))}
              for f in sorted(root.glob("diffs/*.html"))]
+    recs = []
+    for f in sorted(root.glob("*/reconcile/*/reconcile.json")):
+        r = json_or_empty(f)
+        recs.append({"id": f.parent.name, "generator": f.parent.parent.parent.name,
+                     "page": str(f.parent.relative_to(root) / "report.html"),
+                     "sessions": r.get("sessions", "?"), "synthetic": r.get("synthetic"),
+                     "flags": len(r.get("abnormal_seeds") or [])})
     return {"audits": audits, "tunes": tunes, "sweeps": sweeps, "diffs": diffs,
+            "reconciliations": recs,
             "lineages": _lineages(audits), "trend_runs": TREND_RUNS, "lines": gens.lines()}
 
 

@@ -6,7 +6,7 @@ writes."""
 from __future__ import annotations
 
 from . import render
-from .document import FAIL, NA, Bullets, Cell, Para, Section, Table
+from .document import FAIL, MISSING, NA, Bullets, Cell, Para, Section, Table
 
 LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
           '<span class="na">not in that run</span> · times in UTC · every line code is '
@@ -126,6 +126,15 @@ def _others(doc: dict) -> list[Section]:
         sec.blocks.append(Table(["sweep (page)", "generator", "row", "varied", "boundary"], [
             [Cell(f"[{s['id']}]({s['page']})"), Cell(s["generator"]), Cell(s["row"]),
              Cell(str(s["vary"])), Cell(s["boundary"])] for s in reversed(doc["sweeps"])]))
+        out.append(sec)
+    if doc.get("reconciliations"):
+        sec = Section("reconciliations", "Telemetry reconciliations")
+        sec.blocks.append(Table(["reconciliation (page)", "generator", "sessions",
+                                 "abnormal seeds", "input"], [
+            [Cell(f"[{r['id']}]({r['page']})"), Cell(r["generator"]), Cell(str(r["sessions"])),
+             Cell(str(r["flags"]), FAIL if r["flags"] else None),
+             Cell({True: "synthetic", False: "players"}.get(r["synthetic"], MISSING))]
+            for r in reversed(doc["reconciliations"])]))
         out.append(sec)
     if doc["diffs"]:
         sec = Section("diffs", "Diffs")

@@ -92,6 +92,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
                                      pl.Series("abnormal", stats.bh(p, fdr)))
     rows = _rows(seeds, ab)
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
+            "synthetic": read.synthetic(telemetry),
             "min_sessions": min_sessions, "calibration": calib,
             "sessions": int(seeds["sessions"].sum()) if seeds.height else 0,
             "bad_rows": bad_rows.to_dicts(), "duplicates": dups,
@@ -112,11 +113,16 @@ def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
         row = dict(zip(schema.KEY, key), sessions=int(g["sessions"].sum()), played=played,
                    wins=wins, observed=wins / played if played else None, lo=lo, hi=hi,
                    target=float(target[0]) if target.len() else None)
-        if prod.height and ab is not None:
-            pred = float(stats.predict(ab, prod["q_best"].to_numpy())[0])
+        if prod.height:
             row.update(production_tool_free=prod["tool_free_pass_rate"][0],
-                       production_tool_assist=prod["tool_assist_pass_rate"][0], predicted=pred,
-                       outside=played > 0 and not lo <= pred <= hi)
+                       production_tool_assist=prod["tool_assist_pass_rate"][0])
+        known = g.filter(pl.col("q_best").is_not_null() & (pl.col("played") > 0))
+        if ab is not None and known.height and int(known["played"].sum()) == played:
+            # the row's players played these boards: the prediction weighs each by its
+            # played sessions, as the observed rate does
+            w = known["played"].to_numpy()
+            pred = float((stats.predict(ab, known["q_best"].to_numpy()) * w).sum() / w.sum())
+            row.update(predicted=pred, outside=not lo <= pred <= hi)
         if row["target"] is not None and played and not lo <= row["target"] <= hi:
             row["proposal"] = round(wins / played, 2)
         out.append(row)
@@ -129,6 +135,9 @@ def write(doc: dict, out: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "reconcile.json").write_text(json.dumps(doc, indent=1, default=str) + "\n",
                                            encoding="utf-8")
+    from .reconcile_page import html
+
+    (folder / "report.html").write_text(html(doc), encoding="utf-8")
     return folder
 
 
@@ -142,7 +151,7 @@ def summary(doc: dict, folder: Path) -> str:
     lines = [f"reconcile: {doc['sessions']} distinct sessions on {len(doc['rows'])} row(s); "
              f"{sum(r['rows'] for r in doc['bad_rows'])} bad row(s), "
              f"{doc['duplicates']['extra_copies'] or 0} duplicate copies left out",
-             f"report: {folder / 'reconcile.json'}"]
+             f"report: {folder / 'report.html'}"]
     if c:
         lines.append(f"  calibration: player pass = logistic({c['a']:.3f} + {c['b']:.3f} "
                      f"logit(q_best)) over {c['boards']} boards; held-out error "
@@ -168,6 +177,9 @@ def cmd_reconcile(args) -> int:
     doc = reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
                     min_sessions=args.min_sessions)
     folder = write(doc, Path(args.out))
+    from pipeline.jobs.history import refresh
+
+    refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=__import__("sys").stderr))
     print(summary(doc, folder))
     return 1 if flagged(doc) else 0
 

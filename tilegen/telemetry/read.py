@@ -100,3 +100,14 @@ def distinct(clean: pl.LazyFrame) -> pl.LazyFrame:
     """One copy of each session (rows of equal hash are equal: ``duplicates`` confirms it
     for every repeated hash; ``reconcile`` refuses the input when it does not hold)."""
     return hashed(clean).unique(subset=["h"], keep="any").drop("h")
+
+
+def synthetic(path: str | Path) -> bool:
+    """Whether the input says it is synthetic (``synth``: a ``source`` column "synthetic")."""
+    kind, found = files(Path(path))
+    f = found[0]
+    lf = (pl.scan_parquet(f) if kind == "parquet" else pl.scan_csv(f, infer_schema=False)
+          if kind == "csv" else pl.scan_ndjson(f, infer_schema_length=None))
+    if "source" not in lf.collect_schema().names():
+        return False
+    return lf.select(pl.col("source").cast(pl.String).first()).collect().item() == "synthetic"
