@@ -18,10 +18,10 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
+from pipeline.analysis.margin import wilson
 
 from ..telemetry import read, schema, stats, tally
 
@@ -107,7 +107,7 @@ def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
     out = []
     for key, g in seeds.group_by(list(schema.KEY), maintain_order=True):
         played, wins = int(g["played"].sum()), int(g["wins"].sum())
-        lo, hi = stats.wilson(wins, played)
+        lo, hi = wilson(wins, played) if played else (0.0, 1.0)
         prod = g.filter(pl.col("seed_index") == -1)
         target = g["target_pass_rate"].drop_nulls()
         row = dict(zip(schema.KEY, key), sessions=int(g["sessions"].sum()), played=played,

@@ -96,12 +96,6 @@ def duplicates(clean: pl.LazyFrame) -> pl.LazyFrame:
             .agg(pl.len().alias("copies")).filter(pl.col("copies") > 1))
 
 
-def distinct(clean: pl.LazyFrame) -> pl.LazyFrame:
-    """One copy of each session (rows of equal hash are equal: ``duplicates`` confirms it
-    for every repeated hash; ``reconcile`` refuses the input when it does not hold)."""
-    return hashed(clean).unique(subset=["h"], keep="any").drop("h")
-
-
 def synthetic(path: str | Path) -> bool:
     """Whether the input says it is synthetic (``synth``: a ``source`` column "synthetic")."""
     kind, found = files(Path(path))

@@ -1,7 +1,8 @@
-"""The statistics of the reconciliation (decision 198), plain numpy: Wilson intervals, the
-players' calibration (a binomial logistic fit of the observed pass rate on the logit of a
-bot figure: monotone when its slope is positive), held-out error by k-fold, and the
-Benjamini-Hochberg step-up for the abnormal-seed flags.
+"""The statistics of the reconciliation (decision 198), plain numpy: the players'
+calibration (a binomial logistic fit of the observed pass rate on the logit of a bot
+figure: monotone when its slope is positive), held-out error by k-fold, the exact binomial
+test and the Benjamini-Hochberg step-up for the abnormal-seed flags. The Wilson interval is
+``pipeline.analysis.margin.wilson`` (on the audit side, which reconcile is).
 """
 
 from __future__ import annotations
@@ -9,19 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-Z95 = 1.959963984540054
-
-
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    if n <= 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
 
 def logit(p) -> np.ndarray:
     p = np.clip(np.asarray(p, dtype=np.float64), 0.01, 0.99)

@@ -26,7 +26,6 @@ arguments write the same bytes.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -173,5 +172,3 @@ def write(out: Path, frame: pl.DataFrame, info: dict) -> list[Path]:
     meta.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     return [data, meta]
 
-
-assert math.isclose(float(true_rate(np.array([0.5]), Model(a=0.0, b=1.0))[0]), 0.5)

@@ -72,7 +72,7 @@ def tally_file(path: Path) -> dict[str, pl.DataFrame]:
         w = (pl.col("copies") - 1).cast(pl.Int64)
         less = pl.collect_all(_queries(dups.lazy(), w))
         sums, fails, times = (_less(a, b) for a, b in zip((sums, fails, times), less))
-    return {"bad": bad_rows, "dups": dups.drop("copies").with_columns(dups["copies"]),
+    return {"bad": bad_rows, "dups": dups,
             "sums": sums, "fails": fails, "times": times}
 
 
