@@ -120,6 +120,10 @@ def add_audit(sub, command) -> None:
     a.add_argument("--n", type=int, default=None, help=f"boards per row (default {DEFAULT_N})")
     a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4 (a subset "
                    "run never becomes LATEST)")
+    a.add_argument("--daily", default=None, metavar="FROM:DAYS",
+                   help="audit the daily boards of DAYS dates from FROM (YYYY-MM-DD, UTC), "
+                        "one row per part of the game that has a daily (--rows names them), "
+                        "e.g. 2026-01-01:365; a generator with dailies only (tilegen)")
     a.add_argument("--profile", default=None, metavar="PROFILE",
                    help="[audit] options from a profile: a path, or NAME for "
                         "configs/NAME.toml (smoke, nightly, slurm)")

@@ -1,8 +1,8 @@
 """The plug-in seam: what the engine, the store and the reports need from a generator.
 
 A generator subclasses ``Generator`` (the required core, below on one screen) and, for each
-job it serves beyond the audit, a capability: ``Sweep`` (``sweep``) and ``Tune`` (``tune``,
-which sweeps as well). Everything else has a default in ``Generator`` that a generator
+job it serves beyond the audit, a capability: ``Sweep`` (``sweep``), ``Tune`` (``tune``,
+which sweeps as well) and ``Daily`` (``audit --daily``). Everything else has a default in ``Generator`` that a generator
 overrides when it has more to say (reports, cross-row checks, drawings). A job asked of a
 generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
@@ -164,6 +164,11 @@ class Generator(ABC):
         """Advisory notes for the verdict and the one-screen summary of a nightly log."""
         return []
 
+    def summary_details(self, rows: pl.DataFrame) -> list[str]:
+        """Lines the one-screen summary adds under the failing lines: where exactly they
+        fail, when a count per row does not say it (e.g. the failing dates)."""
+        return []
+
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
         """(row key, board index) of the boards the report should draw (default: the
         drill-down's, ``drill.boards``); the engine makes them on the cluster with
@@ -261,7 +266,26 @@ class Tune(Sweep):
         ({key: {field: value}}) applied, comments and layout kept."""
 
 
-CAPABILITIES = {"sweep": Sweep, "tune": Tune}
+class Daily(ABC):
+    """Capability ``daily`` (``audit --daily FROM:DAYS``): the board every player gets on a
+    date, audited for each date of a range before it ships. ``daily()`` is a generator of
+    its own, registered under its own ``name`` (its runs, resumes and reports are its own):
+    a row of it is a range of dates of one part of the game (its key holds the first date
+    FROM, as YYYY-MM-DD), board i of the row is the daily of FROM + i days, and N = DAYS."""
+
+    @abstractmethod
+    def daily(self) -> Generator:
+        """The generator of the daily boards (a daily generator returns itself)."""
+
+    @abstractmethod
+    def daily_keys(self, catalog: Any, first: str, rows: Sequence[str]) -> list[tuple]:
+        """(Asked of ``daily()``.) The keys of the range starting ``first``: a row for every
+        part of the game that has a daily, or only ``rows`` as the user named them
+        (``--rows``); InputError on a name it does not know."""
+
+
+CAPABILITIES = {"sweep": Sweep, "tune": Tune, "daily": Daily}
+JOB_WORDS = {"daily": "audit daily boards (--daily)"}
 CORE = ("name", "metric_version", "generator_version", "seed_rule", "key_fields",
         "index_field", "record", "lines", *sorted(Generator.__abstractmethods__))
 
@@ -269,7 +293,8 @@ CORE = ("name", "metric_version", "generator_version", "seed_rule", "key_fields"
 def require(gen: Generator, job: str) -> None:
     """InputError (one line, exit 2) when ``gen`` lacks the capability ``job`` needs."""
     if not isinstance(gen, CAPABILITIES[job]):
-        raise InputError(f"--generator {gen.name} cannot {job}: it declares no "
+        raise InputError(f"--generator {gen.name} cannot {JOB_WORDS.get(job, job)}: it "
+                         "declares no "
                          f"{CAPABILITIES[job].__name__} capability")
 
 

@@ -30,7 +30,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the project's ow
 KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {
     "generator": str, "tables": str, "n": int, "rows": (str, list), "scheduler": str,
     "workers": int, "seeds_per_task": int, "out": str, "slurm": str,
-    "worker_timeout": (int, float)}
+    "worker_timeout": (int, float), "daily": str}
 _SCHEDULER = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?([^/\s:]+|\[[0-9a-fA-F:]+\]):(\d+)$")
 
 
@@ -48,6 +48,7 @@ class AuditOptions:
     profile: str | None = None
     resume: str | None = None  # run id or .partial-* folder of an interrupted run
     worker_timeout: float | None = None  # None: the session's default for the cluster kind
+    daily: str | None = None  # FROM:DAYS: the generator's daily boards of a date range
 
     def cluster(self, scratch: str | None = None) -> ClusterSpec:
         timeout = self.worker_timeout
@@ -70,6 +71,27 @@ def parse_rows(text: str | list | None) -> tuple[str, ...]:
         raise InputError(f"--rows {text!r}: an empty row; give rows like 1:0,2:4 (or leave "
                            "--rows out for every row)")
     return rows
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def parse_daily(text: str) -> tuple[str, int]:
+    """``--daily FROM:DAYS`` (``2026-01-01:365``) -> (FROM, DAYS): FROM a calendar date
+    written YYYY-MM-DD (UTC), DAYS >= 1, the range ending by 9999-12-31."""
+    import datetime as dt
+
+    first, sep, days = str(text).strip().partition(":")
+    if not sep or not _DATE.fullmatch(first) or not days.isdigit() or int(days) < 1:
+        raise InputError(f"--daily {text!r}: expected FROM:DAYS with FROM a date written "
+                         "YYYY-MM-DD and DAYS >= 1, e.g. 2026-01-01:365")
+    try:
+        start = dt.date.fromisoformat(first)
+    except ValueError as e:
+        raise InputError(f"--daily {text}: {first} is not a calendar date ({e})") from None
+    if start.toordinal() + int(days) - 1 > dt.date.max.toordinal():
+        raise InputError(f"--daily {text}: the range runs past {dt.date.max}")
+    return first, int(days)
 
 
 def scheduler_address(text: str) -> str:
@@ -207,8 +229,8 @@ def merge(args) -> AuditOptions:
     """
     if getattr(args, "resume", None):
         clash = [f"--{k.replace('_', '-')}" for k in ("tables", "n", "rows", "profile",
-                                                       "seeds_per_task")
-                 if getattr(args, k) is not None]
+                                                       "seeds_per_task", "daily")
+                 if getattr(args, k, None) is not None]
         if clash:
             raise InputError(f"--resume takes the run's own options; drop {', '.join(clash)}")
     opts = from_profile(args.profile) if args.profile else AuditOptions()
@@ -219,7 +241,10 @@ def merge(args) -> AuditOptions:
         "scheduler": args.scheduler, "workers": args.workers,
         "seeds_per_task": args.seeds_per_task, "out": args.out,
         "worker_timeout": getattr(args, "worker_timeout", None),
+        "daily": getattr(args, "daily", None),
     }
+    if flags["daily"] is not None and args.n is not None:
+        raise InputError("--daily FROM:DAYS sets the boards per row (one a day); drop --n")
     opts = replace(opts, **{k: v for k, v in flags.items() if v is not None})
     if args.rows is not None:
         opts = replace(opts, rows=parse_rows(args.rows))
@@ -257,6 +282,11 @@ def check(opts: AuditOptions) -> None:
     chosen = [x for x in (opts.scheduler, opts.slurm) if x]
     if len(chosen) > 1:
         problems.append("give at most one of --scheduler and --slurm")
+    if opts.daily is not None:
+        try:
+            parse_daily(opts.daily)
+        except InputError as e:
+            problems.append(str(e))
     if opts.scheduler and opts.workers:
         problems.append("--workers sizes the embedded cluster; it cannot go with --scheduler")
     if opts.scheduler:

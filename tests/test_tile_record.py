@@ -26,3 +26,16 @@ def test_kernel_copies_the_simulation_stats_slot_for_slot():
 
 def test_only_gen_ms_is_timing():
     assert [f.name for f in RECORD if f.timing] == ["gen_ms"]
+
+
+def test_a_block_whose_nullable_text_opens_with_nulls_becomes_a_frame():
+    """Boards 14..20 of a row: 14 and 15 undiagnosed (tools_to_win null), 16 diagnosed. A
+    chunked audit (--seeds-per-task 7) hands the engine exactly such a block."""
+    from tilegen.batch import run_block
+    from tilegen.generate import plan_for
+
+    block = run_block(plan_for("beijing", 1), 14, 7)
+    assert list(block["tools_to_win"][:2]) == [None, None] and block["tools_to_win"][2]
+    frame = records.to_frame(RECORD, block)
+    records.validate(RECORD, frame)
+    assert frame["tools_to_win"].to_list() == list(block["tools_to_win"])

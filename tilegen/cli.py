@@ -113,14 +113,28 @@ def cmd_generate(args) -> int:
 
     if args.tools and args.replay is None:
         raise InputError("--tools needs --replay STRATEGY")
-    plan = plan_for(args.city, args.level, revision=args.revision,
-                    content=_catalog_with(args.tables, args.city, args.level, args.revision))
-    result = generate_planned(plan, seed=args.seed, index=args.index)
+    if args.daily is not None:
+        from .daily import board_of
+        from .table_loader import load_tables
+
+        if args.level is not None or args.revision is not None:
+            raise InputError("--daily DATE takes the level and revision from daily.toml; "
+                             "drop LEVEL and --revision")
+        plan, seed = board_of(load_tables(args.tables), args.city, args.daily)
+    elif args.level is None:
+        raise InputError("give the LEVEL (or --daily DATE for the city's daily board)")
+    else:
+        revision = 1 if args.revision is None else args.revision
+        plan = plan_for(args.city, args.level, revision=revision,
+                        content=_catalog_with(args.tables, args.city, args.level, revision))
+        seed = args.seed
+    result = generate_planned(plan, seed=seed, index=args.index)
     b = result.board
     if args.play:
         from .play_page import page
 
-        which = (f"seed {args.seed}" if args.seed is not None else "production board"
+        which = (f"daily of {args.daily}" if args.daily is not None else f"seed {args.seed}"
+                 if args.seed is not None else "production board"
                  if args.index in (None, -1) else f"audit board {args.index}")
         write_user_file(args.play, page(result, f"Play {plan.city_id} level {plan.level_id} "
                                                 f"r{plan.revision}, {which}"),
@@ -135,7 +149,9 @@ def cmd_generate(args) -> int:
             doc["replay"] = trace.as_json(b)
         print(json.dumps(doc, ensure_ascii=False))
         return 0
-    print(draw_board(result))
+    print(draw_board(result, None if args.daily is None else
+                     f"the {plan.city_id} daily of {args.daily} (FNV-1a-64 of "
+                     f"'{args.daily}:daily:{plan.city_id}')"))
     if trace is not None:
         print()
         print(draw_trace(b, trace))
@@ -241,13 +257,17 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Generate one board (default: the production board, "
                                    "seed FNV-1a-64 of 'city:level:revision').")
     g.add_argument("city", help="city id, e.g. beijing")
-    g.add_argument("level", type=int, help="level id, 1..6")
-    g.add_argument("--revision", type=int, default=1, help="generation revision (default 1)")
+    g.add_argument("level", type=int, nargs="?", default=None,
+                   help="level id, 1..6 (left out with --daily)")
+    g.add_argument("--revision", type=int, default=None, help="generation revision (default 1)")
     seed = g.add_mutually_exclusive_group()
     seed.add_argument("--seed", type=seed_value, default=None,
                       help="a raw uint64 seed (decimal or 0x hex): a debug replay board")
     seed.add_argument("--index", type=index_value, default=None,
                       help="audit board I of the row (-1: the production board, the default)")
+    seed.add_argument("--daily", default=None, metavar="DATE",
+                      help="the city's daily board of DATE (YYYY-MM-DD, UTC): seed "
+                           "FNV-1a-64('DATE:daily:city'), the preset daily.toml names")
     g.add_argument("--format", choices=("text", "json"), default="text",
                    help="text: header, layers, legend, lanes (and the replay); json: the "
                         "BoardState, metrics and record")

@@ -82,8 +82,9 @@ def _seed_words(board) -> str:
     return f"audit board {board.seed_index} of the row"
 
 
-def header(result) -> str:
-    """The board's identity, how it was chosen and its key metrics, in words."""
+def header(result, seed_words: str | None = None) -> str:
+    """The board's identity, how it was chosen (``seed_words``: said by the caller, e.g. a
+    daily's date) and its key metrics, in words."""
     b, r, plan = result.board, result.record, result.board.plan
     g = plan.gates
     ok = lambda flag: "pass" if flag else "FAIL"  # noqa: E731
@@ -91,7 +92,7 @@ def header(result) -> str:
     lines = [
         f"board {b.board_id}  (city {plan.city_id}, level {plan.level_id}, revision "
         f"{plan.revision}, {plan.difficulty_tier})",
-        f"seed {b.seed}: {_seed_words(b)}",
+        f"seed {b.seed}: {seed_words or _seed_words(b)}",
         f"exit {result.exit} after {result.attempts_used} attempt(s): returned attempt "
         f"{r['returned_attempt']}, {EXIT_WORDS.get(result.exit, result.exit)}",
         *([] if result.ok else [f"failure reason {result.failure_reason}: "
@@ -186,10 +187,11 @@ def draw_lanes(board) -> str:
             f"units, grid {g.grid_w}x{g.grid_h}")
 
 
-def draw_board(result) -> str:
+def draw_board(result, seed_words: str | None = None) -> str:
     """The whole text view of ``generate``: header, layers, legend, lanes."""
     b = result.board
-    return "\n\n".join([header(result), draw_layers(b), draw_legend(b), draw_lanes(b)])
+    return "\n\n".join([header(result, seed_words), draw_layers(b), draw_legend(b),
+                        draw_lanes(b)])
 
 
 # ----------------------------------------------------------------------------- --replay

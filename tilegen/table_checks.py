@@ -27,6 +27,7 @@ DENSITY_FILE = "density.toml"
 LAYOUT_FILE = "layout.toml"
 ACCEPTANCE_FILE = "acceptance.toml"
 RULES_FILE = "rules.toml"
+DAILY_FILE = "daily.toml"  # which preset each city's daily uses (tilegen.daily)
 
 
 def bp(x: int | float) -> int:

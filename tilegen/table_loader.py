@@ -33,8 +33,8 @@ from . import table_model as tm
 from .codes import DENSITIES, DIAGNOSE_EVERY, Category
 from .geometry import geometry_for, layer_counts
 from .plan import Gates, Rules, TilePlan
-from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DENSITY_FILE, LAYOUT_FILE, PRESETS_FILE,
-                           RULES_FILE)
+from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DAILY_FILE, DENSITY_FILE, LAYOUT_FILE,
+                           PRESETS_FILE, RULES_FILE)
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables" / "tilematch"
 # preset fields a sweep / tune may vary one at a time (05 §16 ladder, decision 118)
@@ -281,7 +281,7 @@ def _load(root: Path) -> tuple[tm.Catalog | None, list[Diagnostic]]:
     rules = _load_rules(_read(root, RULES_FILE, out), out)
     rows, keys = _load_presets(_read(root, PRESETS_FILE, out), ctx, out)
     unknown_files(root, (DENSITY_FILE, LAYOUT_FILE, ACCEPTANCE_FILE, RULES_FILE,
-                         PRESETS_FILE), out)
+                         PRESETS_FILE, DAILY_FILE), out)  # daily.toml: read by tilegen.daily
     tc.content_warnings(ctx, cats, keys, out)
     if out.errors():
         return None, out.items

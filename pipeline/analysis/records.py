@@ -32,7 +32,10 @@ def to_frame(fields: Sequence[Field], cols: dict[str, np.ndarray]) -> pl.DataFra
     missing = [f.name for f in fields if f.name not in cols]
     if missing:
         raise ValueError(f"record block lacks declared column(s) {missing}")
-    frame = pl.DataFrame({f.name: cols[f.name] for f in fields}, schema=polars_schema(fields))
+    # A str column goes in as a list: Polars reads an object array by its first values and
+    # refuses one that opens with nulls and then holds text (a nullable column of a block).
+    frame = pl.DataFrame({f.name: list(cols[f.name]) if f.dtype == "str" else cols[f.name]
+                          for f in fields}, schema=polars_schema(fields))
     # A nullable float column carries "no value" as NaN in numpy; the record says null.
     nan_null = [f.name for f in fields if f.nullable and f.dtype == "float64"]
     return frame.with_columns(pl.col(nan_null).fill_nan(None)) if nan_null else frame

@@ -30,8 +30,8 @@ from ..errors import (
 )
 from .. import hints
 from . import history
-from ..generator import Tune, load_generator
-from ..options import DEFAULT_OUT, AuditOptions, usable_out
+from ..generator import Tune, load_generator, require
+from ..options import DEFAULT_OUT, AuditOptions, parse_daily, usable_out
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
 from ..store import atomic, runs
@@ -99,7 +99,12 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     inside the tune's folder, do not: the tune's page links them)."""
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
-    ref = opts.generator or gen.name  # how to load the generator again (resume, diff, hints)
+    full = not opts.rows  # every row of the table (or, with --daily, every daily)
+    if opts.daily:  # the daily boards: a generator of their own (``Daily``)
+        require(gen, "daily")
+        gen = gen.daily()
+    # how to load the generator again (resume, diff, hints)
+    ref = gen.name if opts.daily else opts.generator or gen.name
     vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
     store = None
     if opts.resume:
@@ -114,6 +119,11 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                        rows=tuple(tuple(r) for r in facts["rows"]),
                        seeds_per_task=facts["seeds_per_task"])
     catalog = gen.load(opts.tables)
+    if opts.daily:
+        first, days = parse_daily(opts.daily)
+        if days > gen.max_boards:
+            raise InputError(f"--daily {opts.daily}: at most {gen.max_boards} days a run")
+        opts = replace(opts, rows=tuple(gen.daily_keys(catalog, first, opts.rows)), n=days)
     check_n(gen, opts.n)
     plans = gen.plans(catalog, keys_of(gen, opts.rows))
     keys = [gen.key(p) for p in plans]
@@ -121,7 +131,6 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     usable_out(opts.out)  # before anything is written: exit 2 and nothing left behind
     created = runs.utc_now()
     if store is None:
-        full = not opts.rows
         store = ShardStore.claim(vdir, runs.run_id_base(catalog.content_hash, opts.n, created), {
             "generator": gen.name, "generator_ref": ref,
             "tables": str(catalog.root),
@@ -323,6 +332,7 @@ def summary(result: AuditResult) -> str:
         more = f" and {len(rs) - 6} more" if len(rs) > 6 else ""
         lines.append(f"  {name} failed on {len(rs)} row(s) [{rs[0]['op']} {rs[0]['threshold']}]:"
                      f" {shown}{more}")
+    lines += [f"  {d}" for d in gen.summary_details(result.aggregates)]
     for ln in gen.lines:
         warned = [r for r in L.advisory_warnings(result.results) if r["line"] == ln.name]
         if warned:

@@ -18,7 +18,7 @@ import polars as pl
 
 from boardcore.errors import InputError
 from pipeline.analysis.aggregate import percentiles
-from pipeline.generator import Generator, SweepField, Tune
+from pipeline.generator import Daily, Generator, SweepField, Tune
 
 from . import sections, tune
 from .drill import DRILL
@@ -71,8 +71,9 @@ def _sample_mean(col: str) -> list[pl.Expr]:
             (1.96 * c.std() / c.count().cast(pl.Float64).sqrt()).alias(f"{col}_hw")]
 
 
-class TilegenAudit(Generator, Tune):
-    """The audit side of tilegen (``pipeline.generator``: the core, sweep and tune)."""
+class TilegenAudit(Generator, Tune, Daily):
+    """The audit side of tilegen (``pipeline.generator``: the core, sweep, tune and the
+    daily boards, ``daily``)."""
 
     name = "tilegen"
     metric_version = METRIC_VERSION
@@ -311,6 +312,15 @@ class TilegenAudit(Generator, Tune):
     def resolved_key(self, catalog, key) -> tuple:
         (plan,) = self.plans(catalog, [key])
         return tuple(plan.key)
+
+    # ----------------------------------------------------------------------- daily
+    def daily(self) -> Generator:
+        from .daily import GENERATOR as DAILY
+
+        return DAILY
+
+    def daily_keys(self, catalog, first: str, rows) -> list:
+        return self.daily().daily_keys(catalog, first, rows)
 
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
