@@ -138,3 +138,32 @@ def test_reconcile_exit_codes(run, tmp_path):
     assert "3 distinct sessions" not in p.stdout and "1 distinct sessions" in p.stdout
     p = cli("reconcile", "--out", run, "--telemetry", tmp_path / "missing.csv")
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr
+
+
+@pytest.mark.cluster
+def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path):
+    """A dataset partitioned by date (eight Parquet files, a bad row and duplicates in
+    them) reconciled here and on a two-worker Dask cluster: the same reconcile.json, byte
+    for byte."""
+    boards = synth.boards(load_tables(), 6)
+    frame, _ = synth.sessions(boards, 60, 8, synth.Model(), 5)
+    data = tmp_path / "by-date"
+    for k, (date, part) in enumerate(sorted(frame.group_by("date"), key=lambda t: t[0])):
+        part = part.cast(pl.String)
+        if k == 2:  # two copies of its first five sessions, and a row no reader can use
+            part = pl.concat([part, part.head(5), part.head(5).with_columns(
+                pl.lit("9").alias("level_id"))])
+        (data / f"date={date[0]}").mkdir(parents=True)
+        part.write_parquet(data / f"date={date[0]}" / "part.parquet")
+    docs = []
+    for extra in ((), ("--engine", "dask", "--workers", 2)):
+        p = cli("reconcile", "--out", run, "--telemetry", data, *extra)
+        assert p.returncode in (0, 1), p.stderr
+        folder = max((run / "tilegen" / "reconcile").iterdir(), key=lambda f: f.stat().st_mtime)
+        docs.append((folder / "reconcile.json").read_bytes())
+    doc = json.loads(docs[0])
+    assert doc["duplicates"]["extra_copies"] == 5 and doc["bad_rows"][0]["rows"] == 5
+    assert doc["sessions"] == frame.height  # each duplicate counted once, the bad row not
+    assert docs[0] == docs[1]
+    p = cli("reconcile", "--out", run, "--telemetry", data, "--workers", 2)
+    assert p.returncode == 2 and "--engine dask" in p.stderr

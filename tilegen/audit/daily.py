@@ -57,11 +57,14 @@ def _count(cond: pl.Expr, name: str) -> pl.Expr:
 
 
 def _failing(row: dict) -> str:
+    """The row's failing dates grouped by what fails (12 dates at the most)."""
     dates = row.get("failing_dates") or []
-    reasons = row.get("failing_reasons") or []
-    shown = ", ".join(f"{d} ({CHECKS.get(r, r)})" for d, r in list(zip(dates, reasons))[:12])
+    by: dict[str, list[str]] = {}
+    for d, r in list(zip(dates, row.get("failing_reasons") or []))[:12]:
+        by.setdefault(CHECKS.get(r, r) if r != "none" else "no tool-free clearing path",
+                      []).append(d)
     more = f" and {len(dates) - 12} more (the Failing dates section)" if len(dates) > 12 else ""
-    return shown + more
+    return "; ".join(f"{what} on {', '.join(ds)}" for what, ds in by.items()) + more
 
 
 def _d(row: dict, line: Line) -> str:

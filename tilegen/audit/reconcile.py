@@ -15,6 +15,7 @@ reported with their counts; duplicates count once.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -60,13 +61,15 @@ def per_seed(t: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 
 def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
-              min_sessions: int = MIN_SESSIONS) -> dict:
+              min_sessions: int = MIN_SESSIONS, mapper=None) -> dict:
+    """The reconciliation of ``telemetry`` against the run; ``mapper``: where the files
+    are tallied (``tally.tally``; None: here, one after another)."""
     from pipeline.analysis.records import model
 
     figures = board_figures(run_dir)
     clean, _ = read.sessions(telemetry)
     model(schema.SESSION).validate(clean)  # Pandera: the clean block's declared columns
-    t = tally.tally(telemetry)
+    t = tally.tally(telemetry, mapper)
     dups = {"sessions": t["dups"].height,
             "extra_copies": int((t["dups"]["copies"] - 1).sum()) if t["dups"].height else 0}
     bad_rows = t["bad"]
@@ -131,8 +134,16 @@ def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
 
 def write(doc: dict, out: Path) -> Path:
     """reconcile.json in ``<out>/tilegen/reconcile/<stamp>/``."""
-    folder = out / "tilegen" / "reconcile" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    folder.mkdir(parents=True, exist_ok=True)
+    base = out / "tilegen" / "reconcile" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    base.parent.mkdir(parents=True, exist_ok=True)
+    folder, k = base, 1
+    while True:  # two reconciliations in one second keep a folder each
+        try:
+            folder.mkdir()
+            break
+        except FileExistsError:
+            k += 1
+            folder = base.with_name(f"{base.name}-{k}")
     (folder / "reconcile.json").write_text(json.dumps(doc, indent=1, default=str) + "\n",
                                            encoding="utf-8")
     from .reconcile_page import html
@@ -174,14 +185,39 @@ def cmd_reconcile(args) -> int:
     from pipeline.store.runs import resolve_run
 
     run_dir = resolve_run(args.run, args.out, subdir="tilegen")
-    doc = reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
-                    min_sessions=args.min_sessions)
+    if args.engine == "local":
+        if args.workers is not None or args.scheduler is not None:
+            raise InputError("--workers and --scheduler choose the Dask cluster: give "
+                             "--engine dask with them")
+        doc = reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
+                        min_sessions=args.min_sessions)
+    else:
+        doc = _on_dask(args, run_dir)
     folder = write(doc, Path(args.out))
     from pipeline.jobs.history import refresh
 
-    refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=__import__("sys").stderr))
+    refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
     print(summary(doc, folder))
     return 1 if flagged(doc) else 0
+
+
+def _on_dask(args, run_dir: Path) -> dict:
+    """The reconciliation with the files tallied on a Dask cluster (the audit's session:
+    an embedded LocalCluster on loopback, or --scheduler); the same result as locally."""
+    from pipeline.engine.session import ClusterSpec, session
+    from pipeline.options import AuditOptions, check, usable_out
+
+    opts = AuditOptions(scheduler=args.scheduler, workers=args.workers, out=args.out)
+    check(opts)  # the audit's rules for --workers and --scheduler, before a cluster starts
+    usable_out(args.out)
+    read.files(Path(args.telemetry))  # bad input before a cluster starts
+    with session(opts.cluster(), announce=lambda m: print(f"reconcile: {m}",
+                                                          file=sys.stderr)) as s:
+        def mapper(func, files):
+            return s.client.gather(s.client.map(func, files, pure=False))
+
+        return reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
+                         min_sessions=args.min_sessions, mapper=mapper)
 
 
 def add_reconcile(sub, command) -> None:
@@ -191,7 +227,8 @@ def add_reconcile(sub, command) -> None:
                     "with a tilegen audit run: observed pass rates with intervals beside the "
                     "simulated ones, abnormal seeds, target-rate proposals.",
         epilog="exit codes:\n  0  consistent\n  1  something flagged (abnormal seeds, rows "
-               "off their prediction, proposals)\n  2  bad input (run, telemetry, options)",
+               "off their prediction, proposals)\n  2  bad input (run, telemetry, options)\n  3  "
+               "the Dask cluster could not complete (--engine dask)",
         formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     r.add_argument("--run", default="LATEST", help="tilegen audit run: folder, id or LATEST")
     r.add_argument("--telemetry", required=True, help="a telemetry file or folder")
@@ -200,4 +237,11 @@ def add_reconcile(sub, command) -> None:
                    f"abnormal-seed flags (default {FDR})")
     r.add_argument("--min-sessions", type=int, default=MIN_SESSIONS,
                    help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
+    r.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="where the files are tallied: here, one after another (default), "
+                        "or on the audit's Dask cluster, a file per task (the same result)")
+    r.add_argument("--workers", type=int, default=None,
+                   help="with --engine dask: embedded LocalCluster worker processes")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with --engine dask: an existing Dask scheduler (host:port)")
     r.set_defaults(func=command(cmd_reconcile))

@@ -12,6 +12,7 @@ off histograms: the fail step is a whole number of clicks; time is binned to who
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -83,10 +84,12 @@ def _less(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
             .group_by(keys).agg(pl.col(c).sum() for c in vals))
 
 
-def tally(path: str | Path) -> dict[str, pl.DataFrame]:
-    """``tally_file`` over every file of ``path``, added."""
+def tally(path: str | Path, mapper: Callable | None = None) -> dict[str, pl.DataFrame]:
+    """``tally_file`` over every file of ``path``, added. ``mapper(tally_file, files)``
+    runs the files elsewhere (a Dask cluster's map, results in file order); the sum is the
+    same whichever runs them (every part is exact integers, added in file order)."""
     _, files = read.files(Path(path))
-    parts = [tally_file(f) for f in files]
+    parts = list((mapper or map)(tally_file, files))
     cat = {k: pl.concat([p[k] for p in parts]) for k in parts[0]}
     bad = (cat["bad"].group_by("reason", maintain_order=True)
            .agg(pl.col("rows").sum(), pl.col("first_rows").list.explode(
