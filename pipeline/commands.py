@@ -124,6 +124,10 @@ def add_audit(sub, command) -> None:
                    help="audit the daily boards of DAYS dates from FROM (YYYY-MM-DD, UTC), "
                         "one row per part of the game that has a daily (--rows names them), "
                         "e.g. 2026-01-01:365; a generator with dailies only (tilegen)")
+    a.add_argument("--calibration", default=None, metavar="FILE",
+                   help="the players' calibration (the reconcile.json of `minegen "
+                        "reconcile`): the report predicts what players pass per row "
+                        "(a generator with a calibration only: tilegen)")
     a.add_argument("--profile", default=None, metavar="PROFILE",
                    help="[audit] options from a profile: a path, or NAME for "
                         "configs/NAME.toml (smoke, nightly, slurm)")

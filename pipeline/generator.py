@@ -179,6 +179,16 @@ class Generator(ABC):
         """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
         raise NotImplementedError(f"{self.name} names exhibits but cannot draw them")
 
+    # the players' calibration this copy was made with (``calibrated``): a dict with at
+    # least "file", "sha256" and "synthetic" (the manifest records them); None: none
+    calibration: dict | None = None
+
+    def calibrated(self, path: str) -> Generator:
+        """This generator with the players' calibration read from ``path`` (``audit
+        --calibration``): its aggregations and report then predict what players pass. A
+        copy; InputError when the file gives no calibration, or the generator takes none."""
+        raise InputError(f"--generator {self.name} takes no --calibration")
+
     def play_page(self, plan: Any, index: int) -> str | None:
         """A self-contained HTML page where a person plays board ``index`` of ``plan``
         (runs on a worker beside ``exhibit``; the report links it under the drawing).

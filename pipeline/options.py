@@ -30,7 +30,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the project's ow
 KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {
     "generator": str, "tables": str, "n": int, "rows": (str, list), "scheduler": str,
     "workers": int, "seeds_per_task": int, "out": str, "slurm": str,
-    "worker_timeout": (int, float), "daily": str}
+    "worker_timeout": (int, float), "daily": str, "calibration": str}
 _SCHEDULER = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?([^/\s:]+|\[[0-9a-fA-F:]+\]):(\d+)$")
 
 
@@ -49,6 +49,7 @@ class AuditOptions:
     resume: str | None = None  # run id or .partial-* folder of an interrupted run
     worker_timeout: float | None = None  # None: the session's default for the cluster kind
     daily: str | None = None  # FROM:DAYS: the generator's daily boards of a date range
+    calibration: str | None = None  # the players' calibration file the report predicts from
 
     def cluster(self, scratch: str | None = None) -> ClusterSpec:
         timeout = self.worker_timeout
@@ -229,7 +230,8 @@ def merge(args) -> AuditOptions:
     """
     if getattr(args, "resume", None):
         clash = [f"--{k.replace('_', '-')}" for k in ("tables", "n", "rows", "profile",
-                                                       "seeds_per_task", "daily")
+                                                       "seeds_per_task", "daily",
+                                                       "calibration")
                  if getattr(args, k, None) is not None]
         if clash:
             raise InputError(f"--resume takes the run's own options; drop {', '.join(clash)}")
@@ -242,6 +244,7 @@ def merge(args) -> AuditOptions:
         "seeds_per_task": args.seeds_per_task, "out": args.out,
         "worker_timeout": getattr(args, "worker_timeout", None),
         "daily": getattr(args, "daily", None),
+        "calibration": getattr(args, "calibration", None),
     }
     if flags["daily"] is not None and args.n is not None:
         raise InputError("--daily FROM:DAYS sets the boards per row (one a day); drop --n")

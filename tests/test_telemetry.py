@@ -167,3 +167,55 @@ def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path):
     assert docs[0] == docs[1]
     p = cli("reconcile", "--out", run, "--telemetry", data, "--workers", 2)
     assert p.returncode == 2 and "--engine dask" in p.stderr
+
+
+@pytest.mark.cluster
+def test_the_audit_predicts_players_from_a_calibration(run, tmp_path):
+    """reconcile on synthetic players, then the audit with its calibration: each row's
+    predicted pass rate is the fitted mapping on the production board's q_best (numpy,
+    from the records, against the report's Polars), and its 95 % interval holds the
+    planted players' rate on nearly every row."""
+    boards = synth.boards(load_tables(), 6)
+    frame, info = synth.sessions(boards, 300, 30, synth.Model(), 2)
+    data, _ = synth.write(tmp_path / "s", frame, info)
+    assert cli("reconcile", "--out", run, "--telemetry", data).returncode == 1
+    cal_file = max((run / "tilegen" / "reconcile").iterdir()) / "reconcile.json"
+    cal = json.loads(cal_file.read_text())["calibration"]
+    out = tmp_path / "cal"
+    p = cli("audit", "--generator", "tilegen", "--n", 6, "--workers", 2, "--out", out,
+            "--calibration", cal_file)
+    assert p.returncode in (0, 1), p.stderr
+    (folder,) = (out / "tilegen" / "metric_v1").glob("2*")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["calibration"]["file"] == str(cal_file.resolve())
+    assert manifest["calibration"]["synthetic"] is True
+    rows = pl.read_parquet(folder / "aggregates.parquet").sort("city_id", "level_id")
+    prod = (pl.read_parquet(folder / "records.parquet").filter(pl.col("seed_index") == -1)
+            .sort("city_id", "level_id"))
+    q = prod.select(pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
+                                      "pass_rate_risk_averse")).to_series().to_numpy()
+    pred, lo, hi = stats.interval(cal, q)
+    for col, want in (("players_predicted", pred), ("players_lo", lo), ("players_hi", hi)):
+        assert abs(rows[col].to_numpy() - want).max() < 1e-12, col
+    true = synth.true_rate(q, synth.Model())
+    assert ((lo <= true) & (true <= hi)).mean() >= 0.9
+    page = (folder / "report.md").read_text()
+    assert "## Players: predicted pass rate per row" in page
+    assert "SYNTHETIC calibration" in page
+    plain = (max((run / "tilegen" / "metric_v1").glob("2*")) / "report.md").read_text()
+    assert "Players: predicted" not in plain
+
+
+def test_a_bad_calibration_is_one_line_exit_2(tmp_path):
+    (tmp_path / "none.json").write_text('{"calibration": null}')
+    (tmp_path / "text.json").write_text("not json")
+    for f, words in ((tmp_path / "none.json", "no calibration in it"),
+                     (tmp_path / "text.json", "not a readable JSON file"),
+                     (tmp_path / "missing.json", "does not exist")):
+        p = cli("audit", "--generator", "tilegen", "--calibration", f, "--out",
+                tmp_path / "out")
+        assert p.returncode == 2 and words in p.stderr, p.stderr
+        assert p.stderr.count("\n") == 1
+    p = cli("audit", "--calibration", tmp_path / "none.json", "--out", tmp_path / "out")
+    assert p.returncode == 2 and "minegen takes no --calibration" in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()

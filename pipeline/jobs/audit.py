@@ -117,7 +117,10 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                                f"run; give --generator {facts['generator']}")
         opts = replace(opts, tables=facts["tables"], n=facts["n"],
                        rows=tuple(tuple(r) for r in facts["rows"]),
-                       seeds_per_task=facts["seeds_per_task"])
+                       seeds_per_task=facts["seeds_per_task"],
+                       calibration=facts.get("calibration"))
+    if opts.calibration:  # read before anything is written (a bad file: exit 2)
+        gen = gen.calibrated(opts.calibration)
     catalog = gen.load(opts.tables)
     if opts.daily:
         first, days = parse_daily(opts.daily)
@@ -136,6 +139,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
             "tables": str(catalog.root),
             "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
             "full_table": full, "seeds_per_task": opts.seeds_per_task,
+            "calibration": opts.calibration,
             "snapshots": [e["snapshot"] for e in expects],
             "created_utc": created.isoformat(timespec="seconds")})
     else:
@@ -152,6 +156,9 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
+    if gen.calibration:  # what the report's predictions were made from
+        manifest["calibration"] = {k: gen.calibration[k] for k in ("file", "sha256",
+                                                                   "synthetic")}
     reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos], gen) is not None]
     if opts.resume:
         manifest["resumed_from"] = run_id

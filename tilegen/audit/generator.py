@@ -150,7 +150,26 @@ class TilegenAudit(Generator, Tune, Daily):
         return not is_warm()
 
     # -------------------------------------------------------------------- analysis
+    def calibrated(self, path: str) -> TilegenAudit:
+        """A copy that predicts players' pass rates from a reconcile.json's calibration
+        (``calibration``: the per-row aggregates and the report's Players section)."""
+        from copy import copy
+
+        from . import calibration
+
+        out = copy(self)
+        out.calibration = calibration.read(path)
+        return out
+
     def aggregations(self) -> list[pl.Expr]:
+        extra = []
+        if self.calibration is not None:
+            from . import calibration
+
+            extra = calibration.aggregations(self.calibration)
+        return self._aggregations() + extra
+
+    def _aggregations(self) -> list[pl.Expr]:
         attempts = pl.col("attempts_used").filter(AUDIT)
         met = _count(pl.col("exit") == "met", "met")
         p_hat = ((pl.col("exit") == "met").filter(AUDIT).sum()
@@ -234,7 +253,12 @@ class TilegenAudit(Generator, Tune, Daily):
                         maintain_order="left")
 
     def report_sections(self, doc) -> list:
-        return sections.sections(doc, self)
+        out = sections.sections(doc, self)
+        if self.calibration is not None:
+            from .calibration import section
+
+            out.insert(2, section(doc, self.calibration))  # after report C
+        return out
 
     def exhibit(self, plan, index: int) -> str:
         """Board ``index`` of the row (-1: production) drawn as stacked SVG (``boards``:

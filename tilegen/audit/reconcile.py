@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
@@ -84,11 +85,12 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
         "figure": "the best strategy's tool-free pass rate (q_best)"}
     if ab is not None:  # flag, then fit again without the flagged boards, and flag again
         abnormal = stats.bh(stats.two_sided_p(wins, n, stats.predict(ab, x)), fdr)
-        if abnormal.any() and (~abnormal).sum() >= 3:
-            ab = stats.fit(x[~abnormal], wins[~abnormal], n[~abnormal])
-            calib.update(a=ab[0], b=ab[1], monotone=ab[1] > 0, boards=int((~abnormal).sum()),
-                         held_out_mae=stats.held_out_error(x[~abnormal], wins[~abnormal],
-                                                           n[~abnormal]))
+        keep = ~abnormal if (~abnormal).sum() >= 3 else np.ones(len(x), dtype=bool)
+        if not keep.all():
+            ab = stats.fit(x[keep], wins[keep], n[keep])
+            calib.update(a=ab[0], b=ab[1], monotone=ab[1] > 0, boards=int(keep.sum()),
+                         held_out_mae=stats.held_out_error(x[keep], wins[keep], n[keep]))
+        calib.update(stats.uncertainty(x[keep], wins[keep], n[keep], ab))
         exp = stats.predict(ab, x)
         p = stats.two_sided_p(wins, n, exp)
         tested = tested.with_columns(pl.Series("predicted", exp), pl.Series("p_value", p),

@@ -33,6 +33,36 @@ def fit(x: np.ndarray, wins: np.ndarray, n: np.ndarray, iters: int = 50) -> tupl
     return float(beta[0]), float(beta[1])
 
 
+def uncertainty(x, wins, n, ab: tuple[float, float]) -> dict:
+    """How sure the fit is, for prediction intervals (decision 202): ``cov``, the 2x2
+    covariance of (a, b) (the inverse Fisher information, times the dispersion when the
+    boards scatter more than binomially), ``dispersion`` (Pearson chi-square per degree of
+    freedom, at least 1) and ``tau2``, the boards' own scatter around the mapping on the
+    logit scale (method of moments: the squared residuals less their binomial part)."""
+    x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    X = np.column_stack([np.ones_like(x), logit(x)])
+    p = predict(ab, x)
+    w = n * p * (1 - p) + 1e-12
+    phi = max(1.0, float(((wins - n * p) ** 2 / w).sum() / max(1, len(x) - 2)))
+    cov = np.linalg.inv(X.T @ (X * w[:, None]) + 1e-9 * np.eye(2)) * phi
+    obs = np.clip((wins + 0.5) / (n + 1.0), 1e-6, 1 - 1e-6)  # the empirical logit
+    resid = np.log(obs / (1 - obs)) - (X @ np.array(ab))
+    tau2 = max(0.0, float(np.average(resid ** 2 - 1.0 / w, weights=n)))
+    return {"cov": cov.tolist(), "dispersion": phi, "tau2": tau2}
+
+
+def interval(cal: dict, x, z: float = 1.96) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(predicted, lo, hi): the players' pass rate on boards of bot figure ``x`` and its
+    95 % prediction interval: the fit's uncertainty and the boards' scatter ``tau2``, on
+    the logit scale, mapped back."""
+    l = logit(x)
+    (c00, c01), (_, c11) = cal["cov"]
+    eta = cal["a"] + cal["b"] * l
+    sd = np.sqrt(c00 + 2 * c01 * l + c11 * l ** 2 + cal["tau2"])
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    return sig(eta), sig(eta - z * sd), sig(eta + z * sd)
+
+
 def predict(ab: tuple[float, float], x) -> np.ndarray:
     a, b = ab
     return 1 / (1 + np.exp(-(a + b * logit(x))))

@@ -1,0 +1,132 @@
+"""The players' calibration on the audit report (``minegen audit --generator tilegen
+--calibration reconcile.json``; decision 202): what real players are predicted to pass on
+each row's production board, with a 95 % prediction interval, from the mapping
+``minegen reconcile`` fitted between the bot's figures and observed pass rates.
+
+The mapping is logistic(a + b logit(q_best)), q_best the best strategy's tool-free pass
+rate of the board (the figure reconcile fits it on). The interval carries the fit's own
+uncertainty (the covariance of a and b) and the boards' scatter around the mapping
+(``tau2``), both on the logit scale (``telemetry.stats.interval``); the calibration's
+held-out error says how far a board outside the fit typically lands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+
+from boardcore.errors import InputError
+from pipeline.reports.document import WARN, Para, Section
+from pipeline.reports.tables import Col, row_table
+
+KEYS = ("a", "b", "cov", "tau2", "held_out_mae", "boards")
+PROD = pl.col("seed_index") == -1
+AUDIT = pl.col("seed_index") >= 0
+
+
+def read(path: str) -> dict:
+    """The calibration of a reconcile.json (``minegen reconcile`` writes it), with where
+    it came from; InputError (one line) when the file cannot give one."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"--calibration {path} does not exist") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"--calibration {path}: not a readable JSON file ({e})") from None
+    cal = doc.get("calibration") if isinstance(doc, dict) else None
+    if not isinstance(cal, dict):
+        raise InputError(f"--calibration {path}: no calibration in it (give the "
+                         "reconcile.json of a `minegen reconcile` with at least 3 tested "
+                         "boards)")
+    missing = [k for k in KEYS if k not in cal]
+    if missing:
+        raise InputError(f"--calibration {path}: the calibration lacks {', '.join(missing)} "
+                         "(written by an older minegen: run `minegen reconcile` again)")
+    if not cal.get("monotone", cal["b"] > 0):
+        raise InputError(f"--calibration {path}: the fitted mapping falls as the bot's rate "
+                         "rises (b <= 0): it predicts nothing; see its reconcile report")
+    return {**{k: cal[k] for k in (*KEYS, "figure")}, "file": str(p.resolve()),
+            "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+            "synthetic": bool(doc.get("synthetic")), "telemetry": doc.get("telemetry"),
+            "run": doc.get("run")}
+
+
+def _eta_sd(cal: dict, q: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    qc = q.clip(0.01, 0.99)
+    lg = (qc / (1 - qc)).log()
+    (c00, c01), (_, c11) = cal["cov"]
+    return (cal["a"] + cal["b"] * lg,
+            (c00 + 2 * c01 * lg + c11 * lg * lg + cal["tau2"]).sqrt())
+
+
+def _sig(v: pl.Expr) -> pl.Expr:
+    return 1 / (1 + (-v).exp())
+
+
+def aggregations(cal: dict) -> list[pl.Expr]:
+    """Per row: the production board's predicted player pass rate and its interval, and
+    the median prediction over the audit boards (what another board of the preset gives)."""
+    q = pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
+                          "pass_rate_risk_averse")
+    eta, sd = _eta_sd(cal, q)
+    return [_sig(eta).filter(PROD).first().alias("players_predicted"),
+            _sig(eta - 1.96 * sd).filter(PROD).first().alias("players_lo"),
+            _sig(eta + 1.96 * sd).filter(PROD).first().alias("players_hi"),
+            _sig(eta).filter(AUDIT).median().alias("players_predicted_p50")]
+
+
+def _pct(v) -> str:
+    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f} %"
+
+
+def _verdict(r: dict) -> str:
+    t, lo, hi = r.get("target_pass_rate"), r.get("players_lo"), r.get("players_hi")
+    if t is None or lo is None:
+        return "—"
+    if t < lo:
+        return "players pass more than the target"
+    if t > hi:
+        return "players pass less than the target"
+    return "target within the interval"
+
+
+def section(doc, cal: dict) -> Section:
+    sec = Section("tilegen-players", "Players: predicted pass rate per row")
+    if cal.get("synthetic"):
+        sec.blocks.append(Para("SYNTHETIC calibration: it was fitted on synthetic "
+                               "telemetry (tilegen telemetry synth), not on players. The "
+                               "numbers below show what the report will say; they predict "
+                               "no real player.", strong=True))
+    sec.blocks.append(Para(
+        f"What real players are predicted to pass on each row's production board (the board "
+        f"they get), from the calibration in {cal['file']} (`minegen reconcile`, fitted on "
+        f"{cal['boards']} boards with players): players' pass rate = logistic({cal['a']:.3f} "
+        f"+ {cal['b']:.3f} × logit(q_best)), q_best the best scripted strategy's tool-free "
+        f"pass rate on the board. The 95 % interval is for the board's players' pass rate: "
+        f"it carries the fit's uncertainty and how far boards scatter around the mapping. "
+        f"On boards left out of the fit the prediction missed the players by "
+        f"{_pct(cal['held_out_mae'])} on average (held-out error). A target outside the "
+        f"interval is marked: players are predicted to pass more, or less, than the target "
+        f"pass rate the preset asks for. 'Audit boards p50' is the median prediction over "
+        f"the row's N audit boards: what another board of the preset would give."))
+
+    def off(r: dict, v) -> str | None:
+        return WARN if v not in ("—", "target within the interval") else None
+
+    cols = (Col("target pass rate", "target_pass_rate", _pct),
+            Col("players, production board", "players_predicted", _pct),
+            Col("95 % interval", lambda r: f"{_pct(r.get('players_lo'))} – "
+                f"{_pct(r.get('players_hi'))}", str),
+            Col("audit boards p50", "players_predicted_p50", _pct),
+            Col("against the target", _verdict, str, off))
+    sec.blocks.append(row_table(doc.rows, cols, doc.row_label))
+    n_off = sum(_verdict(r) not in ("—", "target within the interval") for r in doc.rows)
+    sec.blocks.append(Para(f"{n_off} of {len(doc.rows)} rows have a target outside their "
+                           "players' interval (advisory: no line reads it).",
+                           strong=bool(n_off)))
+    return sec
