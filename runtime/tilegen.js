@@ -77,6 +77,26 @@ function defectError(code, row, seed) {
   return new Error(`tilegen defect ${DEFECT_NAMES[code]} on ${row.key} seed ${seed}`);
 }
 
+/** The daily seed of a city on a date (05 §12.1): FNV-1a-64 of `${date}:daily:${cityId}`. */
+export function dailySeed(date, cityId) {
+  return fnv1a64(`${date}:daily:${cityId}`);
+}
+
+/**
+ * The daily board of `cityId` on `date` (YYYY-MM-DD, UTC), as `tilegen generate CITY --daily
+ * DATE` makes it: the preset `tables.daily` names (its level for the city; the city's highest
+ * revision of it) with seed `dailySeed(date, cityId)` and all the closing work.
+ */
+export function dailyBoard(cityId, date, tables) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`date ${date}: write YYYY-MM-DD`);
+  if (!tables.daily) throw new Error('the exported tables have no daily setting (daily.toml)');
+  const levelId = tables.daily.cities[cityId] ?? tables.daily.levelId;
+  const rows = tables.rows.filter((r) => r.cityId === cityId && r.levelId === levelId);
+  if (!rows.length) throw new Error(`no row of ${cityId} level ${levelId} in the tables`);
+  const row = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+  return generateRow(row, dailySeed(date, cityId), null, Close.SEARCH | Close.DIAGNOSE);
+}
+
 /** The attempt loop (attempt.generate_tile_boards) for one seed. */
 export function generateRow(row, seed, index, closing) {
   const prm = row.prm;

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,16 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     assert synth.returncode == 0, synth.stderr
     p = cli("reconcile", "--out", out, "--telemetry", out / "synth" / "synthetic-sessions.parquet")
     assert p.returncode in (0, 1), p.stderr
+    calibration = next((out / "tilegen" / "reconcile").glob("*/reconcile.json"))
+    p = cli("audit", "--generator", "tilegen", "--n", 8, "--calibration", calibration,
+            "--workers", 2, "--out", out)
+    assert p.returncode in (0, 1), p.stderr
+    daily_tables = out / "daily-tables"  # the frozen root, its dailies made from level 5
+    shutil.copytree(REPO / "tests" / "fixtures" / "tilematch" / "golden", daily_tables)
+    (daily_tables / "daily.toml").write_text("level_id = 5\n")
+    p = cli("audit", "--generator", "tilegen", "--tables", daily_tables, "--daily",
+            "2026-02-01:40", "--workers", 2, "--out", out)
+    assert p.returncode == 1, p.stderr
     mine = sorted((out / "metric_v1").glob("2*"))
     p = cli("diff", mine[0].name, mine[1].name, "--out", out)
     assert p.returncode == 0, p.stderr
@@ -57,8 +68,12 @@ def pages(tmp_path_factory) -> dict[str, Path]:
              for t in (out / "tune").iterdir()}
     sweeps = {json.loads((s / "sweep.json").read_text())["generator"]: s / "sweep.html"
               for s in (out / "sweeps").iterdir()}
+    tiles = sorted((out / "tilegen" / "metric_v1").glob("2*"))
     return {"minegen audit": mine[-1] / "report.html",
-            "tilegen audit": next((out / "tilegen" / "metric_v1").glob("2*")) / "report.html",
+            "tilegen audit": tiles[0] / "report.html",
+            "tilegen calibrated": tiles[-1] / "report.html",
+            "tilegen daily": next((out / "tilegen-daily" / "metric_v1").glob("2*"))
+            / "report.html",
             "diff": next((out / "diffs").glob("*.html")),
             "tilegen diff": tunes["tilegen"] / "diff.html",
             "sweep": sweeps["minegen"], "tilegen sweep": sweeps["tilegen"],
@@ -92,7 +107,8 @@ def lands_on_a_report(page, link: str) -> bool:
 
 @pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "tilegen diff",
                                   "sweep", "tilegen sweep", "minegen tune", "tilegen tune",
-                                  "reconcile", "index"])
+                                  "reconcile", "index", "tilegen calibrated",
+                                  "tilegen daily"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
     with open_page(browser, pages[name]) as (page, errors):
         assert errors == [], errors
@@ -116,7 +132,7 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
         assert "generate" in board.locator("figcaption").inner_text()
 
 
-@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit"])
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "tilegen daily"])
 def test_every_drawn_board_links_a_play_page_that_opens_clean(browser, pages, name):
     with open_page(browser, pages[name]) as (page, _):
         figures = page.locator("figure[id^='board-']")
@@ -165,4 +181,28 @@ def test_a_table_sorts_and_a_section_folds(browser, pages):
         assert asked == sorted(asked)
         page.locator("summary:has(#verdict)").click()  # fold the verdict
         assert page.locator("details:has(#verdict)").evaluate("d => d.open") is False
+        assert errors == []
+
+
+def test_the_daily_page_names_its_failing_dates_and_plays_them(browser, pages):
+    with open_page(browser, pages["tilegen daily"]) as (page, errors):
+        sec = page.locator("details:has(#daily-failing)")
+        sec.scroll_into_view_if_needed()
+        assert sec.is_visible() and "daily boards fail" in sec.inner_text()
+        rows = sec.locator("tbody tr")
+        assert rows.count() >= 1
+        assert rows.first.inner_text().startswith("2026-0")  # the soonest failing date
+        link = sec.locator("a", has_text="play").first
+        href = link.get_attribute("href")
+        assert (pages["tilegen daily"].parent / href).is_file(), href
+        assert errors == []
+
+
+def test_the_calibrated_audit_predicts_players_per_row(browser, pages):
+    with open_page(browser, pages["tilegen calibrated"]) as (page, errors):
+        sec = page.locator("details:has(#tilegen-players)")
+        sec.scroll_into_view_if_needed()
+        text = sec.inner_text()
+        assert sec.is_visible() and "SYNTHETIC calibration" in text
+        assert sec.locator("tbody tr").count() == 36 and "95 % interval" in text
         assert errors == []

@@ -49,7 +49,20 @@ def rows_document(catalog) -> dict:
     rows = [row_json(plan) for plan in plans(catalog, sorted(catalog.keys()))]
     assert all(r["prm"]["SLOT_RULE"] == SLOT_RULE_NAMES.index(r["slotRule"]) for r in rows)
     return {"format": ROWS_FORMAT, "version": ROWS_VERSION, "tableHash": catalog.content_hash,
-            "rows": rows}
+            "rows": rows, "daily": daily_json(catalog)}
+
+
+def daily_json(catalog) -> dict | None:
+    """daily.toml as the runtime's ``dailyBoard`` reads it (None: the root has none)."""
+    from pathlib import Path
+
+    from .daily import load_setting
+    from .table_checks import DAILY_FILE
+
+    if not (Path(catalog.root) / DAILY_FILE).is_file():
+        return None
+    s = load_setting(catalog.root, catalog)
+    return {"levelId": s.level_id, "cities": dict(s.cities)}
 
 
 PACK_FORMAT = "tilegen-board-pack"

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
-  classifyDeadlock, deriveAt, fnv1a64, Game, generateBoard, generateRow, Pcg32, resolveBoard,
+  classifyDeadlock, dailyBoard, dailySeed, deriveAt, fnv1a64, Game, generateBoard, generateRow,
+  Pcg32, resolveBoard,
 } from '../tilegen.js';
 import { buildGraph } from '../tile/layout.js';
 import { leastTools } from '../tile/rescue.js';
@@ -217,4 +218,25 @@ test('the board pack: its schema, and every board rebuilt and its witness won in
     assert.deepEqual(ids, b.witness, `${b.key}: witness`);
     if (r.witness) assert.ok(replay(r, r.witness).won, `${b.key}: witness wins`);
   }
+});
+
+const dailyPath = process.env.TILEGEN_JS_DAILY;
+
+test('the daily seed is the design vector', () => {
+  assert.equal(dailySeed('2026-01-01', 'beijing'), 11961325612859096164n);
+});
+
+test('daily boards: every one rebuilt from the exported tables, record for record', {
+  skip: dailyPath && rowsPath ? false : 'TILEGEN_JS_DAILY / TILEGEN_JS_ROWS are not set',
+}, () => {
+  const tables = readJson(rowsPath);
+  const boards = readJson(dailyPath);
+  assert.ok(tables.daily && boards.length > 0);
+  for (const b of boards) {
+    const r = dailyBoard(b.city, b.date, tables);
+    assert.equal(r.board.seed, b.seed, `${b.city} ${b.date}: seed`);
+    assert.deepEqual(r.board, b.boardState, `${b.city} ${b.date}`);
+    assertRecord(r.record, b.record, `${b.city} ${b.date}`);
+  }
+  assert.throws(() => dailyBoard('beijing', '2026-1-1', tables), /YYYY-MM-DD/);
 });

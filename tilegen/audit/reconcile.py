@@ -95,7 +95,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
         p = stats.two_sided_p(wins, n, exp)
         tested = tested.with_columns(pl.Series("predicted", exp), pl.Series("p_value", p),
                                      pl.Series("abnormal", stats.bh(p, fdr)))
-    rows = _rows(seeds, ab)
+    rows = _rows(seeds, calib)
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
             "synthetic": read.synthetic(telemetry),
             "min_sessions": min_sessions, "calibration": calib,
@@ -108,7 +108,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
             if "abnormal" in tested.columns else []}
 
 
-def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
+def _rows(seeds: pl.DataFrame, cal: dict | None) -> list[dict]:
     out = []
     for key, g in seeds.group_by(list(schema.KEY), maintain_order=True):
         played, wins = int(g["played"].sum()), int(g["wins"].sum())
@@ -122,12 +122,14 @@ def _rows(seeds: pl.DataFrame, ab) -> list[dict]:
             row.update(production_tool_free=prod["tool_free_pass_rate"][0],
                        production_tool_assist=prod["tool_assist_pass_rate"][0])
         known = g.filter(pl.col("q_best").is_not_null() & (pl.col("played") > 0))
-        if ab is not None and known.height and int(known["played"].sum()) == played:
+        if cal is not None and known.height and int(known["played"].sum()) == played:
             # the row's players played these boards: the prediction weighs each by its
-            # played sessions, as the observed rate does
-            w = known["played"].to_numpy()
-            pred = float((stats.predict(ab, known["q_best"].to_numpy()) * w).sum() / w.sum())
-            row.update(predicted=pred, outside=not lo <= pred <= hi)
+            # played sessions, as the observed rate does; flagged when its interval and the
+            # players' do not meet (the calibration's uncertainty counts, decision 202)
+            pred, p_lo, p_hi = stats.mean_interval(cal, known["q_best"].to_numpy(),
+                                                   known["played"].to_numpy())
+            row.update(predicted=pred, predicted_lo=p_lo, predicted_hi=p_hi,
+                       outside=p_hi < lo or p_lo > hi)
         if row["target"] is not None and played and not lo <= row["target"] <= hi:
             row["proposal"] = round(wins / played, 2)
         out.append(row)

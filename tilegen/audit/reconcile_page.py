@@ -24,7 +24,7 @@ def _verdict(doc: dict) -> Section:
     sec.blocks.append(Para(
         f"{doc['sessions']} distinct sessions on {len(doc['rows'])} row(s) of the run "
         f"{doc['run']}. {len(doc['abnormal_seeds'])} abnormal seed(s) (false-discovery rate "
-        f"{doc['fdr']:.0%}), {len(off)} row(s) whose calibrated prediction lies outside "
+        f"{doc['fdr']:.0%}), {len(off)} row(s) whose calibrated prediction's interval misses "
         f"the players' interval, {len(prop)} target-rate proposal(s). The input had {n_bad} bad "
         f"row(s) (listed below, left out) and {doc['duplicates']['extra_copies']} duplicate "
         f"cop(ies) of {doc['duplicates']['sessions']} session(s) (each counted once); "
@@ -56,7 +56,8 @@ def _rows(doc: dict) -> Section:
         "Observed: wins / played sessions (quits left out). Simulated: the production "
         "board's scripted tool-free and tool-assisted pass rates. Predicted: the calibrated "
         "player pass rate of the boards the row's players played, weighted by their played "
-        "sessions; marked when it lies outside the players' interval (blank when some "
+        "sessions, with its 95 % interval (the calibration's uncertainty and the boards' "
+        "scatter around it); marked when the two intervals do not meet (a dash when some "
         "sessions are on boards the run does not hold). Proposal: the observed rate, where "
         "the players' interval excludes target_pass_rate (acceptance tables)."))
     rows = []
@@ -67,12 +68,14 @@ def _rows(doc: dict) -> Section:
             Cell(f"{_pct(r['observed'])} ({_pct(r['lo'])}–{_pct(r['hi'])})"),
             Cell(_pct(r.get("production_tool_free"))),
             Cell(_pct(r.get("production_tool_assist"))),
-            Cell(_pct(r.get("predicted")), FAIL if off else None),
+            Cell(f"{_pct(r.get('predicted'))} ({_pct(r.get('predicted_lo'))}–"
+                 f"{_pct(r.get('predicted_hi'))})" if "predicted" in r else "—",
+                 FAIL if off else None),
             Cell(_pct(r.get("target"))),
             Cell(_pct(r["proposal"]) if "proposal" in r else "—",
                  WARN if "proposal" in r else None)])
     sec.blocks.append(Table(["row", "played", "observed (95 %)", "simulated tool-free",
-                             "simulated with tools", "predicted", "target", "proposal"],
+                             "simulated with tools", "predicted (95 %)", "target", "proposal"],
                             rows))
     return sec
 

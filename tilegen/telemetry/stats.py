@@ -63,6 +63,20 @@ def interval(cal: dict, x, z: float = 1.96) -> tuple[np.ndarray, np.ndarray, np.
     return sig(eta), sig(eta - z * sd), sig(eta + z * sd)
 
 
+def mean_interval(cal: dict, x, w, z: float = 1.96) -> tuple[float, float, float]:
+    """(predicted, lo, hi): the weighted mean of the predicted pass rates of boards ``x``
+    (weights ``w``: their played sessions) and its 95 % interval: the fit's uncertainty
+    through the delta method, and the boards' scatter ``tau2`` averaged over them."""
+    x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    w = w / w.sum()
+    l, p = logit(x), predict((cal["a"], cal["b"]), x)
+    d = p * (1 - p)  # d p / d eta
+    g = np.array([(w * d).sum(), (w * d * l).sum()])
+    var = float(g @ np.array(cal["cov"]) @ g) + cal["tau2"] * float(((w * d) ** 2).sum())
+    m, sd = float((w * p).sum()), math.sqrt(max(var, 0.0))
+    return m, max(0.0, m - z * sd), min(1.0, m + z * sd)
+
+
 def predict(ab: tuple[float, float], x) -> np.ndarray:
     a, b = ab
     return 1 / (1 + np.exp(-(a + b * logit(x))))
