@@ -164,7 +164,9 @@ def test_the_index_lists_the_runs_and_links_them(browser, pages):
     with open_page(browser, pages["index"]) as (page, errors):
         assert errors == []
         runs = page.locator("details:has(#runs) tbody tr")
-        assert runs.count() == 3  # two minegen audits and a tilegen one
+        # two minegen audits, two tilegen ones (the second calibrated) and a daily run
+        assert runs.count() == 5
+        assert "tilegen-daily" in page.locator("details:has(#runs)").inner_text()
         assert page.locator("#trend-1").is_visible() and page.locator("#lines").count() == 1
         assert lands_on_a_report(page, "details:has(#runs) tbody tr a")
 

@@ -29,7 +29,7 @@ from .. import daily as dly
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from ..record import GENERATOR_VERSION, METRIC_VERSION
 from ..table_loader import DEFAULT_ROOT
-from .lines import CHECKS, band_text
+from .lines import CHECKS, band_text, unsolvable
 
 KEY = ("city_id", "from_date")
 BAD = (pl.col("exit") != "met") | (pl.col("tool_free_solvable") == "no")  # a failing date
@@ -77,12 +77,6 @@ def _d(row: dict, line: Line) -> str:
             f"p = {num(row.get('p_hat'))}.")
 
 
-def _s(row: dict, line: Line) -> str:
-    return (f"{row['unsolvable_boards']} of {row['boards']} daily boards cannot be cleared "
-            "without tools at all (exhaustive search): 05 §3.1 forbids a board that needs "
-            "tools.")
-
-
 LINES = (
     Line("D", "not_met", "==", 0, True,
          f"dates whose daily board found no acceptable board in {MAX_ATTEMPTS} attempts "
@@ -90,7 +84,7 @@ LINES = (
          quantity="failing dates", explain=_d),
     Line("S", "unsolvable_boards", "==", 0, True,
          "daily boards with no tool-free clearing path (exhaustive search: no)",
-         quantity="unsolvable boards", explain=_s),
+         quantity="unsolvable boards", explain=unsolvable("daily boards")),
     Line("U", "dfs_unknown_boards", "==", 0, False,
          "daily boards the exhaustive search could not decide (node cap)",
          quantity="undecided boards"),

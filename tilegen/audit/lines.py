@@ -74,10 +74,16 @@ def _q(row: dict, line: Line) -> str:
             f"{_reasons(row)}.")
 
 
-def _s(row: dict, line: Line) -> str:
-    return (f"{row['unsolvable_boards']} of {row['boards']} audit boards cannot be cleared "
-            "without tools at all (exhaustive search): 05 §3.1 forbids a level that needs "
-            "tools.")
+def unsolvable(boards: str):
+    """Line S's explanation, counting ``boards`` ("audit boards", "daily boards")."""
+    def explain(row: dict, line: Line) -> str:
+        return (f"{row['unsolvable_boards']} of {row['boards']} {boards} cannot be cleared "
+                "without tools at all (exhaustive search): 05 §3.1 forbids a level that "
+                "needs tools.")
+    return explain
+
+
+_s = unsolvable("audit boards")
 
 
 def _g_tf(row: dict, line: Line) -> str:
