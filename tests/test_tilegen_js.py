@@ -54,11 +54,11 @@ def test_node_replays_the_golden_boards(node):
     assert c["fail"] == 0 and c["pass"] >= 4 and c["skipped"] == 3, c  # sample, pack, daily
 
 
-def test_node_builds_every_citys_daily_board(node, tmp_path):
+def daily_boards(path: Path) -> Path:
     """The dailies of two dates in every city (the default tables' daily.toml), made in
-    Python as `tilegen generate CITY --daily DATE` makes them, rebuilt by dailyBoard."""
+    Python as `tilegen generate CITY --daily DATE` makes them, written to ``path``."""
     from tilegen.daily import board_of
-    from tilegen.export import board_doc, rows_document
+    from tilegen.export import board_doc
 
     catalog = load_tables()
     boards = []
@@ -67,10 +67,17 @@ def test_node_builds_every_citys_daily_board(node, tmp_path):
             plan, seed = board_of(catalog, city, date)
             boards.append({"city": city, "date": date,
                            **board_doc(generate_planned(plan, seed=seed))})
-    rows, daily = tmp_path / "rows.json", tmp_path / "daily.json"
-    rows.write_text(json.dumps(rows_document(catalog)))
-    daily.write_text(json.dumps(boards))
-    p = run_node(node, rows=rows, daily=daily)
+    path.write_text(json.dumps(boards))
+    return path
+
+
+def test_node_builds_every_citys_daily_board(node, tmp_path):
+    """Every city's dailies rebuilt by dailyBoard from the exported default tables."""
+    from tilegen.export import rows_document
+
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps(rows_document(load_tables())))
+    p = run_node(node, rows=rows, daily=daily_boards(tmp_path / "daily.json"))
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
     assert re.search(r"^ok \d+ - daily boards: every one rebuilt", p.stdout, re.M), p.stdout
     assert "# SKIP" not in p.stdout.split("daily boards: every one rebuilt")[1].split("\n")[0]
@@ -220,7 +227,8 @@ def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     for cmd, out in (("export", pack), ("export-tables", rows)):
         p = tilegen_cli(cmd, "--out", out)
         assert p.returncode == 0 and out.name in p.stdout, p.stderr
-    p = run_node(node, sample=path, pack=pack, rows=rows)
+    p = run_node(node, sample=path, pack=pack, rows=rows,
+                 daily=daily_boards(tmp_path / "daily.json"))
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
     c = tap_counts(p.stdout)
     assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c
