@@ -234,3 +234,15 @@ def test_an_interrupted_daily_run_resumes_as_printed(daily_run, level5, tmp_path
     resumed = json.loads((run_folder(out) / "manifest.json").read_text())
     clean = json.loads((daily_run[1] / "manifest.json").read_text())
     assert resumed["records_sha256"] == clean["records_sha256"]
+
+
+def test_tilegen_validate_checks_daily_toml(tmp_path):
+    def validate(root):
+        return subprocess.run([sys.executable, "-m", "tilegen.cli", "validate", "--tables",
+                               root], capture_output=True, text=True, timeout=120)
+
+    p = validate(root_with(tmp_path / "good", "level_id = 2\n[cities]\nseoul = 3\n"))
+    assert p.returncode == 0 and "dailies from level 2, seoul level 3" in p.stdout, p.stderr
+    p = validate(root_with(tmp_path / "bad", "level_id = 9\n"))
+    assert p.returncode == 2 and "daily.toml" in p.stderr and "level_id = 9" in p.stderr
+    assert "Traceback" not in p.stderr

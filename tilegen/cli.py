@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from boardcore.cli import (BOARD_EXIT_HELP, EXIT_BAD_INPUT, VALIDATE_EXIT_HELP, command_for,
                            interruptible, version_line, write_user_file)
@@ -72,12 +73,20 @@ def level_list(text: str) -> tuple[int, ...]:
 def cmd_validate(args) -> int:
     from .table_loader import load_tables
 
+    from .daily import load_setting
+    from .table_checks import DAILY_FILE
+
     t = load_tables(args.tables)
+    daily = "no daily.toml"
+    if (Path(t.root) / DAILY_FILE).is_file():  # its findings: TableError, exit 2
+        d = load_setting(t.root, t)
+        daily = f"dailies from level {d.level_id}" + "".join(
+            f", {city} level {lv}" for city, lv in d.cities)
     for w in t.warnings:
         print(w.format())
     cities = [c.id for c in t.cities]
     print(f"tables OK: {t.root}: {len(t.keys())} preset row(s) over {len(cities)} city(ies) "
-          f"({', '.join(cities)}), levels {sorted({k[1] for k in t.keys()})}, "
+          f"({', '.join(cities)}), levels {sorted({k[1] for k in t.keys()})}, {daily}, "
           f"{len(t.warnings)} warning(s), hash {t.content_hash[:12]}")
     return 0
 
