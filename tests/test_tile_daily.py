@@ -246,3 +246,19 @@ def test_tilegen_validate_checks_daily_toml(tmp_path):
     p = validate(root_with(tmp_path / "bad", "level_id = 9\n"))
     assert p.returncode == 2 and "daily.toml" in p.stderr and "level_id = 9" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+@pytest.mark.cluster
+def test_the_failing_dates_command_runs_as_printed(daily_run):
+    """The audit of the presets the failing dailies use, as the section prints it."""
+    _, run = daily_run
+    (cmd,) = re.findall(r"`(minegen audit --rows [^`]+)`", (run / "report.md").read_text())
+    assert "--generator tilegen " in cmd + " " and "--tables" in cmd
+    argv = shlex.split(cmd)
+    p = subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode in (0, 1), p.stderr
+    rows = argv[argv.index("--rows") + 1].split(",")
+    records = pl.read_parquet(run / "records.parquet")
+    failing = records.filter(pl.col("exit") != "met")["city_id"].unique().sort().to_list()
+    assert rows == [f"{c}:5:1" for c in failing] and f"{len(rows)} rows" in p.stdout

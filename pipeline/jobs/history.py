@@ -42,6 +42,7 @@ def _run(entry, out: Path, labels) -> dict:
             "exit_code": m.get("exit_code"), "table_root": m.get("table_root", "?"),
             "table_hash": str(m.get("table_hash", ""))[:12],
             "full_table": bool(m.get("full_table", True)),
+            "calibrated": bool(m.get("calibration")),
             "report": str((entry.path / "report.html").relative_to(out)),
             "path": str(entry.path.resolve()), "fails": fails,
             "row_keys": {label: list(key) for label, key in rows.items()}}
@@ -104,7 +105,10 @@ def gather(out: str | Path) -> dict:
         recs.append({"id": f.parent.name, "generator": f.parent.parent.parent.name,
                      "page": str(f.parent.relative_to(root) / "report.html"),
                      "sessions": r.get("sessions", "?"), "synthetic": r.get("synthetic"),
-                     "flags": len(r.get("abnormal_seeds") or [])})
+                     "flags": len(r.get("abnormal_seeds") or []),
+                     "run": Path(str(r.get("run") or "?")).name,
+                     "off": sum(bool(x.get("outside")) for x in r.get("rows") or []),
+                     "proposals": sum("proposal" in x for x in r.get("rows") or [])})
     return {"audits": audits, "tunes": tunes, "sweeps": sweeps, "diffs": diffs,
             "reconciliations": recs,
             "lineages": _lineages(audits), "trend_runs": TREND_RUNS, "lines": gens.lines()}

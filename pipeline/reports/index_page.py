@@ -6,7 +6,7 @@ writes."""
 from __future__ import annotations
 
 from . import render
-from .document import FAIL, MISSING, NA, Bullets, Cell, Para, Section, Table
+from .document import FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
 
 LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
           '<span class="na">not in that run</span> · times in UTC · every line code is '
@@ -37,7 +37,9 @@ def _runs(doc: dict) -> Section:
         tunes = tuned.get(a["path"], [])
         diffs = [d for d in doc["diffs"] if a["run_id"] in d["id"]]
         rows.append([Cell(_when(a["created"])), Cell(a["generator"]),
-                     Cell(f"[{a['run_id']}]({a['report']})"), _verdict(a),
+                     Cell(f"[{a['run_id']}]({a['report']})"
+                          + (" (with the players' calibration)" if a.get("calibrated")
+                             else "")), _verdict(a),
                      Cell(f"{a['n']}"), Cell(a["table_hash"]),
                      Cell("; ".join(f"[tune {t['id'][:16]}]({t['page']})" for t in tunes)
                           or ("subset run" if not a["full_table"] else "—")),
@@ -129,10 +131,14 @@ def _others(doc: dict) -> list[Section]:
         out.append(sec)
     if doc.get("reconciliations"):
         sec = Section("reconciliations", "Telemetry reconciliations")
-        sec.blocks.append(Table(["reconciliation (page)", "generator", "sessions",
-                                 "abnormal seeds", "input"], [
-            [Cell(f"[{r['id']}]({r['page']})"), Cell(r["generator"]), Cell(str(r["sessions"])),
+        sec.blocks.append(Table(["reconciliation (page)", "generator", "against run",
+                                 "sessions", "abnormal seeds", "rows off their prediction",
+                                 "target proposals", "input"], [
+            [Cell(f"[{r['id']}]({r['page']})"), Cell(r["generator"]),
+             Cell(str(r.get("run", MISSING))), Cell(str(r["sessions"])),
              Cell(str(r["flags"]), FAIL if r["flags"] else None),
+             Cell(str(r.get("off", MISSING)), FAIL if r.get("off") else None),
+             Cell(str(r.get("proposals", MISSING)), WARN if r.get("proposals") else None),
              Cell({True: "synthetic", False: "players"}.get(r["synthetic"], MISSING))]
             for r in reversed(doc["reconciliations"])]))
         out.append(sec)

@@ -37,10 +37,12 @@ def board_svg(result, title: str) -> str:
                f"{plan.layers} layer(s)",
                f"{rec['initial_clickable']} clickable at the start; exit {result.exit}"]
     if rec.get("tool_free_pass_rate") is not None:
-        caption.append(f"pass rate tool-free {rec['tool_free_pass_rate']:.2f}, "
-                       f"tool-assisted {rec['tool_assist_pass_rate']:.2f}")
+        # wins of runs, exact: a board one win under a gate's floor must not read as on it
+        caption.append(f"runs won: tool-free {rec['tool_free_wins']}/{rec['tool_free_runs']}, "
+                       f"tool-assisted {rec['tool_assist_wins']}/{rec['tool_assist_runs']}")
     caption.append("dark outline: clickable at the start; faded: covered")
-    vw, vh = max(w, 300), h + 16 * len(caption) + 8
+    # wide enough for the longest caption line (11 px text: about 6 px a character)
+    vw, vh = max(w, 300, 6 * max(map(len, caption))), h + 16 * len(caption) + 8
     parts = [f'<svg viewBox="0 0 {vw} {vh}" width="{vw}" height="{vh}" class="board" '
              f'role="img" font-family="system-ui, sans-serif" font-size="11">',
              f"<title>{html.escape(title)}</title>"]

@@ -74,7 +74,8 @@ def aggregations(cal: dict) -> list[pl.Expr]:
     q = pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
                           "pass_rate_risk_averse")
     eta, sd = _eta_sd(cal, q)
-    return [_sig(eta).filter(PROD).first().alias("players_predicted"),
+    return [q.filter(PROD).first().alias("players_q_best"),
+            _sig(eta).filter(PROD).first().alias("players_predicted"),
             _sig(eta - 1.96 * sd).filter(PROD).first().alias("players_lo"),
             _sig(eta + 1.96 * sd).filter(PROD).first().alias("players_hi"),
             _sig(eta).filter(AUDIT).median().alias("players_predicted_p50")]
@@ -89,10 +90,10 @@ def _verdict(r: dict) -> str:
     if t is None or lo is None:
         return "—"
     if t < lo:
-        return "players pass more than the target"
+        return "players above the target"
     if t > hi:
-        return "players pass less than the target"
-    return "target within the interval"
+        return "players below the target"
+    return "target inside"
 
 
 def section(doc, cal: dict) -> Section:
@@ -102,30 +103,43 @@ def section(doc, cal: dict) -> Section:
                                "telemetry (tilegen telemetry synth), not on players. The "
                                "numbers below show what the report will say; they predict "
                                "no real player.", strong=True))
+    scatter = (f"tau2 = {cal['tau2']:.3f} on the logit scale" if cal["tau2"] > 0 else
+               "tau2 = 0 here: the fitted boards scattered no more than chance")
     sec.blocks.append(Para(
         f"What real players are predicted to pass on each row's production board (the board "
         f"they get), from the calibration in {cal['file']} (`minegen reconcile`, fitted on "
         f"{cal['boards']} boards with players): players' pass rate = logistic({cal['a']:.3f} "
-        f"+ {cal['b']:.3f} × logit(q_best)), q_best the best scripted strategy's tool-free "
-        f"pass rate on the board. The 95 % interval is for the board's players' pass rate: "
-        f"it carries the fit's uncertainty and how far boards scatter around the mapping. "
-        f"On boards left out of the fit the prediction missed the players by "
-        f"{_pct(cal['held_out_mae'])} on average (held-out error). A target outside the "
-        f"interval is marked: players are predicted to pass more, or less, than the target "
-        f"pass rate the preset asks for. 'Audit boards p50' is the median prediction over "
-        f"the row's N audit boards: what another board of the preset would give."))
+        f"+ {cal['b']:.3f} × logit(q_best)), q_best the best of the three scripted "
+        f"strategies' tool-free pass rates on the board (shown; clipped to 0.01–0.99). The "
+        f"95 % interval is for that board's players: it carries the fit's uncertainty and "
+        f"how far boards scatter around the mapping ({scatter}). On boards left out of the "
+        f"fit the prediction missed the players by {100 * cal['held_out_mae']:.1f} "
+        f"percentage points on average (held-out error). The target is the row's "
+        f"target_pass_rate in presets.toml; a target outside the interval is marked: players "
+        f"are predicted to pass more, or less, than it. 'Audit boards p50' is the median "
+        f"prediction over the row's N audit boards: what another board of the preset would "
+        f"give."))
+    top = sum((r.get("players_q_best") or 0) >= 0.99 for r in doc.rows)
+    if top:
+        sec.blocks.append(Para(
+            f"On {top} of {len(doc.rows)} rows the best strategy wins (nearly) every run of "
+            f"the production board (q_best >= 0.99): the mapping's ceiling, "
+            f"{_pct(1 / (1 + math.exp(-(cal['a'] + cal['b'] * math.log(99)))))}. Those "
+            "rows get the same prediction whatever their level; the bot's figure cannot "
+            "tell them apart, so their predictions say little about how hard each is."))
 
     def off(r: dict, v) -> str | None:
-        return WARN if v not in ("—", "target within the interval") else None
+        return WARN if v not in ("—", "target inside") else None
 
-    cols = (Col("target pass rate", "target_pass_rate", _pct),
+    cols = (Col("q_best", "players_q_best", lambda v: "—" if v is None else f"{v:.2f}"),
+            Col("target pass rate", "target_pass_rate", _pct),
             Col("players, production board", "players_predicted", _pct),
-            Col("95 % interval", lambda r: f"{_pct(r.get('players_lo'))} – "
-                f"{_pct(r.get('players_hi'))}", str),
+            Col("95 % interval", lambda r: "—" if r.get("players_lo") is None else
+                f"{100 * r['players_lo']:.1f}–{100 * r['players_hi']:.1f} %", str),
             Col("audit boards p50", "players_predicted_p50", _pct),
             Col("against the target", _verdict, str, off))
     sec.blocks.append(row_table(doc.rows, cols, doc.row_label))
-    n_off = sum(_verdict(r) not in ("—", "target within the interval") for r in doc.rows)
+    n_off = sum(_verdict(r) not in ("—", "target inside") for r in doc.rows)
     sec.blocks.append(Para(f"{n_off} of {len(doc.rows)} rows have a target outside their "
                            "players' interval (advisory: no line reads it).",
                            strong=bool(n_off)))

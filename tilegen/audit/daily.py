@@ -12,6 +12,7 @@ every one, and ``failing_dates.csv`` lists them for the nightly log.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,14 +74,24 @@ def _d(row: dict, line: Line) -> str:
             f"give every player that day misses a gate of level {row['level_id']} "
             f"(tool-free band {band_text(row)}, tool-assisted min "
             f"{exact(row.get('tool_assist_min'))}, clickable min "
-            f"{exact(row.get('clickable_min'))}): {_failing(row)}. Per-attempt acceptance "
-            f"p = {num(row.get('p_hat'))}.")
+            f"{exact(row.get('clickable_min'))}): {_failing(row)}. {_odds(row)}")
+
+
+def _odds(row: dict) -> str:
+    """p in words: how often an attempt is acceptable, and the share of dates that fail."""
+    p = row.get("p_hat") or 0.0
+    if not p:
+        return "No attempt met every gate."
+    fail = (1 - p) ** MAX_ATTEMPTS
+    return (f"About one attempt in {1 / p:.0f} meets every gate (p = {num(p)}); a date fails "
+            f"when all {MAX_ATTEMPTS} miss, (1 - p)^{MAX_ATTEMPTS} = {100 * fail:.1f} % of "
+            f"dates, about {365 * fail:.0f} a year.")
 
 
 LINES = (
     Line("D", "not_met", "==", 0, True,
          f"dates whose daily board found no acceptable board in {MAX_ATTEMPTS} attempts "
-         "(the board that would ship misses a 15.1 gate)",
+         "(the board that would ship misses a gate of its level)",
          quantity="failing dates", explain=_d),
     Line("S", "unsolvable_boards", "==", 0, True,
          "daily boards with no tool-free clearing path (exhaustive search: no)",
@@ -222,8 +233,9 @@ class TilegenDaily(Generator, Daily):
             *(pl.col(c).filter(BAD).alias(name) for c, name in (
                 ("date", "failing_dates"), ("seed_index", "failing_days"),
                 ("failure_reason", "failing_reasons"), ("stream_seed", "failing_seeds"),
-                ("tool_free_pass_rate", "failing_tool_free"),
+                ("tool_free_wins", "failing_tool_free_wins"),
                 ("attempts_used", "failing_attempts"))),
+            pl.first("tool_free_runs"),
             *(e for c in ("tool_free_pass_rate", "tool_assist_pass_rate",
                           "initial_clickable_ratio")
               for e in percentiles(c, (0.10, 0.50, 0.90))),
@@ -292,38 +304,58 @@ def _board(plan, index: int):
     return generate_planned(plan.preset, seed=int(plan.seeds(index, 1)[0]))
 
 
+def _floor(r: dict) -> str:
+    """The wins the tool-free band's floor asks of a board (its runs, the gate's share)."""
+    lo, runs = r.get("tool_free_min"), r.get("tool_free_runs")
+    return "" if lo is None or not runs else f" (the floor {exact(lo)} needs " \
+        f"{math.ceil(lo * runs - 1e-9)})"
+
+
 def failing_dates(doc) -> Section:
     """Every failing date of the run, in date order: what failed and the numbers."""
+    from pipeline.hints import audit_command
+
     sec = Section("daily-failing", "Failing dates")
     rows = []
     for r in doc.rows:
-        for d, i, reason, seed, tf, att in zip(
+        for d, i, reason, seed, wins in zip(
                 *(r.get(c) or [] for c in ("failing_dates", "failing_days", "failing_reasons",
-                                           "failing_seeds", "failing_tool_free",
-                                           "failing_attempts"))):
+                                           "failing_seeds", "failing_tool_free_wins"))):
             page = doc.pages.get(((r["city_id"], r["from_date"]), int(i)))
+            what = (f"{CHECKS.get(reason, reason)} ({reason})" if reason != "none" else
+                    "no tool-free clearing path")
             rows.append((d, r["city_id"], [
-                Cell(d, FAIL), Cell(r["city_id"]), Cell(f"{r['level_id']} r{r['revision']}"),
-                Cell(CHECKS.get(reason, reason) if reason != "none" else
-                     "no tool-free clearing path"),
-                Cell(f"{num(tf)} (band {band_text(r)})"), Cell(str(att)), Cell(str(seed)),
-                Cell(f"[play]({page})" if page else "—")]))
+                Cell(d, FAIL), Cell(r["city_id"]), Cell(f"{r['level_id']}:{r['revision']}"),
+                Cell(what), Cell(f"{wins} of {r.get('tool_free_runs')}{_floor(r)}"),
+                Cell(str(seed)), Cell(f"[play]({page})" if page else "—")]))
     total = sum(r.get("boards") or 0 for r in doc.rows)
     if not rows:
         sec.blocks.append(Para(f"Every one of the {total} daily boards meets every gate of "
                                "its preset: none of these dates would ship a bad board."))
         return sec
+    presets = sorted({f"{r['city_id']}:{r['level_id']}:{r['revision']}" for r in doc.rows
+                      if r.get("failing_boards")})
+    m = doc.manifest
+    tables = None if m.get("table_root") in (None, doc.gen.default_root) else m["table_root"]
+    cmd = audit_command("audit", "--rows", ",".join(presets), generator="tilegen",
+                        out=m.get("out"), tables=tables)
     sec.blocks.append(Para(
         f"{len(rows)} of {total} daily boards fail: on these dates the game would give every "
-        "player of the city a board that misses a gate of its level (the attempt loop's 50 "
-        "attempts found no acceptable board; the first failing check of the board it would "
-        "return is named) or that cannot be cleared without tools. The tool-free pass rate "
-        "is the scripted players' share of won runs on that board (of runs_per_strategy x 3 "
-        f"runs). Fix: the preset the daily uses (daily.toml), or another level for the "
-        f"city. failing_dates.csv lists the same dates (city by city). Play pages: the {DRAWN} "
-        "soonest dates and each city's first two."))
-    sec.blocks.append(Table(["date", "city", "level", "what fails", "tool-free pass rate",
-                             "attempts", "seed", "board"],
+        "player of the city a board that misses a gate of its level (all 50 attempts missed; "
+        "the first failing check of the board it would return is named, with its name in "
+        "failing_dates.csv) or that cannot be cleared without tools. Tool-free wins: the "
+        "scripted players' won runs on that board, of runs_per_strategy x 3 (rules.toml), "
+        "against the wins the level's band asks for (acceptance.toml)."))
+    sec.blocks.append(Para(
+        f"What to change: the preset these dailies are made with, presets.toml row(s) "
+        f"{', '.join(presets)} (city:level:revision). `{cmd}` audits them; its drill-down "
+        "prints the `minegen tune` command that proposes the presets.toml change holding "
+        "the gates. Or give a city another level in daily.toml (level_id for every "
+        "city, [cities] city = level for one), then run this audit again to check the "
+        f"dates. failing_dates.csv lists the same dates, city by city. Play pages: the "
+        f"{DRAWN} soonest dates and each city's first two."))
+    sec.blocks.append(Table(["date", "city", "level:revision", "what fails",
+                             "tool-free wins", "seed", "board"],
                             [cells for _, _, cells in sorted(rows, key=lambda t: t[:2])]))
     return sec
 

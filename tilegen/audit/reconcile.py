@@ -75,6 +75,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
             "extra_copies": int((t["dups"]["copies"] - 1).sum()) if t["dups"].height else 0}
     bad_rows = t["bad"]
     seeds = per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
+    bands = _bands(run_dir)
     tested = seeds.filter(pl.col("q_best").is_not_null() & (pl.col("played") >= min_sessions))
     x = tested["q_best"].to_numpy()
     wins, n = tested["wins"].to_numpy().astype(float), tested["played"].to_numpy().astype(float)
@@ -95,7 +96,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
         p = stats.two_sided_p(wins, n, exp)
         tested = tested.with_columns(pl.Series("predicted", exp), pl.Series("p_value", p),
                                      pl.Series("abnormal", stats.bh(p, fdr)))
-    rows = _rows(seeds, calib)
+    rows = _rows(seeds, calib, bands)
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
             "synthetic": read.synthetic(telemetry),
             "min_sessions": min_sessions, "calibration": calib,
@@ -108,7 +109,19 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
             if "abnormal" in tested.columns else []}
 
 
-def _rows(seeds: pl.DataFrame, cal: dict | None) -> list[dict]:
+def _bands(run_dir: Path) -> dict[tuple, list[float]]:
+    """Each row's tool-free band [min, max] from the run's aggregates (acceptance.toml)."""
+    path = run_dir / "aggregates.parquet"
+    if not path.is_file():
+        return {}
+    agg = pl.read_parquet(path)
+    if "tool_free_min" not in agg.columns:
+        return {}
+    return {tuple(r[:3]): [r[3], r[4]] for r in agg.select(
+        *schema.KEY, "tool_free_min", "tool_free_max").rows() if r[3] is not None}
+
+
+def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict) -> list[dict]:
     out = []
     for key, g in seeds.group_by(list(schema.KEY), maintain_order=True):
         played, wins = int(g["played"].sum()), int(g["wins"].sum())
@@ -120,7 +133,8 @@ def _rows(seeds: pl.DataFrame, cal: dict | None) -> list[dict]:
                    target=float(target[0]) if target.len() else None)
         if prod.height:
             row.update(production_tool_free=prod["tool_free_pass_rate"][0],
-                       production_tool_assist=prod["tool_assist_pass_rate"][0])
+                       production_tool_assist=prod["tool_assist_pass_rate"][0],
+                       production_q_best=prod["q_best"][0])
         known = g.filter(pl.col("q_best").is_not_null() & (pl.col("played") > 0))
         if cal is not None and known.height and int(known["played"].sum()) == played:
             # the row's players played these boards: the prediction weighs each by its
@@ -132,6 +146,8 @@ def _rows(seeds: pl.DataFrame, cal: dict | None) -> list[dict]:
                        outside=p_hi < lo or p_lo > hi)
         if row["target"] is not None and played and not lo <= row["target"] <= hi:
             row["proposal"] = round(wins / played, 2)
+            if tuple(key) in bands:  # a target must lie in the band (presets.toml's rule)
+                row["band"] = bands[tuple(key)]
         out.append(row)
     return out
 
@@ -179,10 +195,17 @@ def summary(doc: dict, folder: Path) -> str:
         if "proposal" in r:
             lines.append(f"  proposal {r['city_id']} {r['level_id']} r{r['revision']}: "
                          f"target_pass_rate {r['target']} -> {r['proposal']} (players "
-                         f"{r['lo']:.2f}-{r['hi']:.2f})")
+                         f"{r['lo']:.2f}-{r['hi']:.2f})" + _outside(r))
     for b in doc["bad_rows"]:
         lines.append(f"  bad rows: {b['rows']} x {b['reason']} (first rows {b['first_rows']})")
     return "\n".join(lines)
+
+
+def _outside(r: dict) -> str:
+    band = r.get("band")
+    if not band or band[0] <= r["proposal"] <= band[1]:
+        return ""
+    return f"; outside the level's band [{band[0]}, {band[1]}] (acceptance.toml)"
 
 
 def cmd_reconcile(args) -> int:

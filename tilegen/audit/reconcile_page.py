@@ -41,7 +41,8 @@ def _calibration(doc: dict) -> Section:
         return sec
     sec.blocks.append(Para(
         f"Predicted player pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), q "
-        f"being {c['figure']}; fitted on {c['boards']} boards with at least "
+        f"being {c['figure']}; fitted on {c['boards']} of the {len(doc['seeds'])} tested "
+        f"boards (a board flagged abnormal is left out of the refit), each with at least "
         f"{doc['min_sessions']} played sessions each. "
         + ("It rises with q (monotone). " if c["monotone"] else
            "WARNING: it falls as q rises: the bot's figure does not order these boards. ")
@@ -54,30 +55,51 @@ def _rows(doc: dict) -> Section:
     sec = Section("rows", "Rows: players against the simulation")
     sec.blocks.append(Para(
         "Observed: wins / played sessions (quits left out). Simulated: the production "
-        "board's scripted tool-free and tool-assisted pass rates. Predicted: the calibrated "
+        "board's scripted tool-free and tool-assisted pass rates (the three strategies "
+        "together); q_best: the best strategy's tool-free rate, the figure the calibration "
+        "reads. Predicted: the calibrated "
         "player pass rate of the boards the row's players played, weighted by their played "
         "sessions, with its 95 % interval (the calibration's uncertainty and the boards' "
         "scatter around it); marked when the two intervals do not meet (a dash when some "
         "sessions are on boards the run does not hold). Proposal: the observed rate, where "
-        "the players' interval excludes target_pass_rate (acceptance tables)."))
+        "the players' interval excludes target_pass_rate (presets.toml); a proposal outside "
+        "the level's tool-free band (acceptance.toml) cannot be written into presets.toml "
+        "as it is: it says so, and the band would have to move first."))
     rows = []
     for r in doc["rows"]:
         off = r.get("outside")
         rows.append([
             Cell(f"{r['city_id']} {r['level_id']} r{r['revision']}"), Cell(str(r["played"])),
-            Cell(f"{_pct(r['observed'])} ({_pct(r['lo'])}–{_pct(r['hi'])})"),
+            Cell(f"{_pct(r['observed'])} ({_span(r['lo'], r['hi'])})"),
             Cell(_pct(r.get("production_tool_free"))),
             Cell(_pct(r.get("production_tool_assist"))),
-            Cell(f"{_pct(r.get('predicted'))} ({_pct(r.get('predicted_lo'))}–"
-                 f"{_pct(r.get('predicted_hi'))})" if "predicted" in r else "—",
+            Cell(_pct(r.get("production_q_best"))),
+            Cell(f"{_pct(r.get('predicted'))} ({_span(r['predicted_lo'], r['predicted_hi'])})"
+                 if "predicted" in r else "—",
                  FAIL if off else None),
             Cell(_pct(r.get("target"))),
-            Cell(_pct(r["proposal"]) if "proposal" in r else "—",
-                 WARN if "proposal" in r else None)])
-    sec.blocks.append(Table(["row", "played", "observed (95 %)", "simulated tool-free",
-                             "simulated with tools", "predicted (95 %)", "target", "proposal"],
+            Cell(_proposal(r), WARN if "proposal" in r else None)])
+    sec.blocks.append(Table(["row", "played", "observed % (95 % interval)", "simulated tool-free",
+                             "simulated with tools", "best strategy (q_best)",
+                             "predicted, boards played % (95 %)", "target",
+                             "proposal"],
                             rows))
     return sec
+
+
+def _span(lo: float, hi: float) -> str:
+    """An interval in percent, short enough for a table cell: "97.0–98.2"."""
+    return f"{100 * lo:.1f}–{100 * hi:.1f}"
+
+
+def _proposal(r: dict) -> str:
+    if "proposal" not in r:
+        return "—"
+    band = r.get("band")
+    if band and not band[0] <= r["proposal"] <= band[1]:
+        return (f"{_pct(r['proposal'])}, outside the level's band {_pct(band[0])}–"
+                f"{_pct(band[1])}")
+    return _pct(r["proposal"])
 
 
 def _seeds(doc: dict) -> Section:
@@ -89,14 +111,22 @@ def _seeds(doc: dict) -> Section:
     sec.blocks.append(Para(
         "Seeds whose players pass far from the calibrated prediction for that very board "
         "(an exact binomial test per seed, Benjamini–Hochberg across the "
-        f"{len(doc['seeds'])} tested seeds). Look at the board: `tilegen generate CITY "
-        "LEVEL --seed SEED --play board.html`."))
+        f"{len(doc['seeds'])} tested seeds: about {100 * doc['fdr']:.0f} % of the seeds "
+        "listed may be flagged by chance). Each row's command draws the board and writes a "
+        "page to play it."))
+
+    def cmd(s: dict) -> str:
+        return (f"`tilegen generate {s['city_id']} {s['level_id']} --revision "
+                f"{s['revision']} --seed {s['seed']} --play board.html`")
+
     sec.blocks.append(Table(
-        ["row", "seed", "played", "players", "predicted", "p-value", "fail step p50"],
+        ["row", "seed", "played", "players", "predicted", "p-value", "fail step p50",
+         "look at it"],
         [[Cell(f"{s['city_id']} {s['level_id']} r{s['revision']}"), Cell(str(s["seed"])),
           Cell(str(s["played"])), Cell(_pct(s["wins"] / s["played"]), FAIL),
           Cell(_pct(s["predicted"])), Cell(f"{s['p_value']:.1e}"),
-          Cell(str(s.get("fail_step_p50") or "—"))] for s in doc["abnormal_seeds"]]))
+          Cell(str(s.get("fail_step_p50") or "—")), Cell(cmd(s))]
+         for s in doc["abnormal_seeds"]]))
     return sec
 
 
