@@ -231,7 +231,7 @@ def cmd_reconcile(args) -> int:
 def _on_dask(args, run_dir: Path) -> dict:
     """The reconciliation with the files tallied on a Dask cluster (the audit's session:
     an embedded LocalCluster on loopback, or --scheduler); the same result as locally."""
-    from pipeline.engine.session import ClusterSpec, session
+    from pipeline.engine.session import session
     from pipeline.options import AuditOptions, check, usable_out
 
     opts = AuditOptions(scheduler=args.scheduler, workers=args.workers, out=args.out)
