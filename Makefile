@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 N      ?= 256
 OUT    ?= reports
 
-.PHONY: venv test test-fast audit audit-tilematch bench bench-tilematch validate clean
+.PHONY: venv test test-fast audit audit-tilematch audit-daily bench bench-tilematch validate clean
 
 venv: $(STAMP)
 
@@ -33,6 +33,12 @@ audit: $(STAMP)
 # The same audit of the tile-match presets (tables/tilematch) on the same engine.
 audit-tilematch: $(STAMP)
 	$(VENV)/bin/minegen audit --generator tilegen --n $(N) --out $(OUT)
+
+# The tile-match daily boards of every city from today (UTC) for DAYS days, before they ship.
+DAYS   ?= 365
+FROM   ?= $(shell date -u +%F)
+audit-daily: $(STAMP)
+	$(VENV)/bin/minegen audit --generator tilegen --daily $(FROM):$(DAYS) --out $(OUT)
 
 bench: $(STAMP)
 	$(VENV)/bin/minegen bench --width 12 --height 12 --density 0.15
