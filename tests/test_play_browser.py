@@ -51,6 +51,10 @@ def test_a_production_board_is_won_by_its_witness(browser, tmp_path):
         n = len(data["board"]["pieces"])
         assert status(page).startswith(f"Won in {n} clicks"), status(page)
         assert page.locator("#board .piece").count() == 0
+        log = page.locator("#log").text_content()  # the history says that it is cut
+        head, *lines = log.splitlines()
+        assert re.fullmatch(r"Your game so far, the last 8 of \d+ lines:", head), log
+        assert len(lines) == 8 and int(head.split(" of ")[1].split()[0]) > n, log
         assert not errors, errors
 
 

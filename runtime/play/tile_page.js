@@ -223,7 +223,8 @@ function render() {
       + ' click; soft: one Undo or Remove would make a win possible again).';
   } else $('deadlock').textContent = '';
   $('log').hidden = !!frames;
-  $('log').textContent = `Your game so far:\n${log.slice(-8).join('\n')}`;
+  const shown = log.length > 8 ? `, the last 8 of ${log.length} lines` : '';
+  $('log').textContent = `Your game so far${shown}:\n${log.slice(-8).join('\n')}`;
 }
 
 $('restart').addEventListener('click', restart);
