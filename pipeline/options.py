@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from boardcore.dates import DATE, parse_date
 from boardcore.errors import InputError
 from boardcore.tables import BOM, BOM_RULE
 
@@ -74,22 +75,16 @@ def parse_rows(text: str | list | None) -> tuple[str, ...]:
     return rows
 
 
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
 def parse_daily(text: str) -> tuple[str, int]:
     """``--daily FROM:DAYS`` (``2026-01-01:365``) -> (FROM, DAYS): FROM a calendar date
     written YYYY-MM-DD (UTC), DAYS >= 1, the range ending by 9999-12-31."""
     import datetime as dt
 
     first, sep, days = str(text).strip().partition(":")
-    if not sep or not _DATE.fullmatch(first) or not days.isdigit() or int(days) < 1:
+    if not sep or not DATE.fullmatch(first) or not days.isdigit() or int(days) < 1:
         raise InputError(f"--daily {text!r}: expected FROM:DAYS with FROM a date written "
                          "YYYY-MM-DD and DAYS >= 1, e.g. 2026-01-01:365")
-    try:
-        start = dt.date.fromisoformat(first)
-    except ValueError as e:
-        raise InputError(f"--daily {text}: {first} is not a calendar date ({e})") from None
+    start = parse_date(first, f"--daily {text}:")
     if start.toordinal() + int(days) - 1 > dt.date.max.toordinal():
         raise InputError(f"--daily {text}: the range runs past {dt.date.max}")
     return first, int(days)

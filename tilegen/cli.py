@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from boardcore.cli import (BOARD_EXIT_HELP, EXIT_BAD_INPUT, VALIDATE_EXIT_HELP, command_for,
                            interruptible, version_line, write_user_file)
@@ -73,15 +72,12 @@ def level_list(text: str) -> tuple[int, ...]:
 def cmd_validate(args) -> int:
     from .table_loader import load_tables
 
-    from .daily import load_setting
-    from .table_checks import DAILY_FILE
+    from .daily import optional_setting
 
     t = load_tables(args.tables)
-    daily = "no daily.toml"
-    if (Path(t.root) / DAILY_FILE).is_file():  # its findings: TableError, exit 2
-        d = load_setting(t.root, t)
-        daily = f"dailies from level {d.level_id}" + "".join(
-            f", {city} level {lv}" for city, lv in d.cities)
+    d = optional_setting(t)  # daily.toml's findings: TableError, exit 2
+    daily = "no daily.toml" if d is None else f"dailies from level {d.level_id}" + "".join(
+        f", {city} level {lv}" for city, lv in d.cities)
     for w in t.warnings:
         print(w.format())
     cities = [c.id for c in t.cities]

@@ -12,12 +12,12 @@ the row is the daily board of ``from_date + i`` days, made exactly as the game m
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from boardcore.dates import parse_date
 from boardcore.errors import InputError, TableError
 from boardcore.fields import Field
 from boardcore.streams import fnv1a_64
@@ -29,7 +29,6 @@ from .plan import TilePlan
 from .table_checks import DAILY_FILE
 
 MAX_DAYS = 1 << 12  # 4,096 days (eleven years) in one range
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _daily_field(f: Field) -> Field:
@@ -54,30 +53,6 @@ def daily_seed(date: str, city_id: str) -> int:
     """FNV-1a-64(utf8(f"{YYYY-MM-DD}:daily:{cityId}")) (05 §12.1; the golden vector of
     2026-01-01 Beijing is pinned in tests)."""
     return fnv1a_64(f"{date}:daily:{city_id}".encode("utf-8"))
-
-
-def parse_date(text: str, what: str = "date") -> dt.date:
-    """A UTC calendar date written YYYY-MM-DD (the seed's form); InputError otherwise."""
-    if not isinstance(text, str) or not _DATE.fullmatch(text):
-        raise InputError(f"{what} {text!r}: write the date as YYYY-MM-DD, e.g. 2026-01-01")
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError as e:
-        raise InputError(f"{what} {text}: not a calendar date ({e})") from None
-
-
-def parse_range(text: str) -> tuple[str, int]:
-    """``FROM:DAYS`` (``2026-01-01:365``) -> (FROM, DAYS); InputError when either is bad or
-    the range runs past 9999-12-31."""
-    first, sep, days = str(text).partition(":")
-    if not sep or not days.isdigit():
-        raise InputError(f"--daily {text!r}: expected FROM:DAYS, e.g. 2026-01-01:365")
-    start, n = parse_date(first, "--daily"), int(days)
-    if not 1 <= n <= MAX_DAYS:
-        raise InputError(f"--daily {text}: DAYS must be in [1, {MAX_DAYS}]; got {n}")
-    if start.toordinal() + n - 1 > dt.date.max.toordinal():
-        raise InputError(f"--daily {text}: the range runs past {dt.date.max}")
-    return first, n
 
 
 def dates(first: str, start: int, count: int) -> list[str]:
@@ -143,6 +118,14 @@ def load_setting(root: str | Path, catalog) -> Setting:
     if out.errors():
         raise TableError(out.items)
     return Setting(default, tuple(sorted(own.items())))
+
+
+def optional_setting(catalog) -> Setting | None:
+    """``load_setting`` of a loaded catalog's root, or None when it has no daily.toml
+    (the regular audit and the exports do without one)."""
+    if not (Path(catalog.root) / DAILY_FILE).is_file():
+        return None
+    return load_setting(catalog.root, catalog)
 
 
 def preset_key(catalog, setting: Setting, city_id: str) -> tuple[str, int, int]:

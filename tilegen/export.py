@@ -54,15 +54,10 @@ def rows_document(catalog) -> dict:
 
 def daily_json(catalog) -> dict | None:
     """daily.toml as the runtime's ``dailyBoard`` reads it (None: the root has none)."""
-    from pathlib import Path
+    from .daily import optional_setting
 
-    from .daily import load_setting
-    from .table_checks import DAILY_FILE
-
-    if not (Path(catalog.root) / DAILY_FILE).is_file():
-        return None
-    s = load_setting(catalog.root, catalog)
-    return {"levelId": s.level_id, "cities": dict(s.cities)}
+    s = optional_setting(catalog)
+    return None if s is None else {"levelId": s.level_id, "cities": dict(s.cities)}
 
 
 PACK_FORMAT = "tilegen-board-pack"

@@ -23,6 +23,8 @@ from boardcore.errors import InputError
 from pipeline.reports.document import WARN, Para, Section
 from pipeline.reports.tables import Col, row_table
 
+from ..telemetry import stats
+
 KEYS = ("a", "b", "cov", "tau2", "held_out_mae", "boards")
 PROD = pl.col("seed_index") == -1
 AUDIT = pl.col("seed_index") >= 0
@@ -124,7 +126,7 @@ def section(doc, cal: dict) -> Section:
         sec.blocks.append(Para(
             f"On {top} of {len(doc.rows)} rows the best strategy wins (nearly) every run of "
             f"the production board (q_best >= 0.99): the mapping's ceiling, "
-            f"{_pct(1 / (1 + math.exp(-(cal['a'] + cal['b'] * math.log(99)))))}. Those "
+            f"{_pct(float(stats.predict((cal['a'], cal['b']), 0.99)))}. Those "
             "rows get the same prediction whatever their level; the bot's figure cannot "
             "tell them apart, so their predictions say little about how hard each is."))
 

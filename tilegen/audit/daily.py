@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 
+from boardcore.dates import parse_date
 from boardcore.errors import InputError
 from pipeline.analysis.aggregate import percentiles
 from pipeline.analysis.lines import Line
@@ -30,7 +31,7 @@ from .. import daily as dly
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from ..record import GENERATOR_VERSION, METRIC_VERSION
 from ..table_loader import DEFAULT_ROOT
-from .lines import CHECKS, band_text, unsolvable
+from .lines import CHECKS, band_text, gate_shares, unsolvable
 
 KEY = ("city_id", "from_date")
 BAD = (pl.col("exit") != "met") | (pl.col("tool_free_solvable") == "no")  # a failing date
@@ -154,7 +155,7 @@ class TilegenDaily(Generator, Daily):
         if not sep or not city:
             raise InputError(f"bad daily row {text!r}: expected city:YYYY-MM-DD, e.g. "
                              "beijing:2026-01-01")
-        dly.parse_date(first, f"daily row {text}:")
+        parse_date(first, f"daily row {text}:")
         return city, first
 
     def format_key(self, key) -> str:
@@ -181,7 +182,7 @@ class TilegenDaily(Generator, Daily):
         out = []
         for city, first in keys:
             catalog.tables.city(city)  # InputError naming the known cities
-            dly.parse_date(first, "daily row date")
+            parse_date(first, "daily row date")
             (preset,) = plans(catalog.tables, [dly.preset_key(catalog.tables,
                                                               catalog.setting, city)])
             out.append(dly.DailyPlan(first, preset))
@@ -233,8 +234,7 @@ class TilegenDaily(Generator, Daily):
             *(pl.col(c).filter(BAD).alias(name) for c, name in (
                 ("date", "failing_dates"), ("seed_index", "failing_days"),
                 ("failure_reason", "failing_reasons"), ("stream_seed", "failing_seeds"),
-                ("tool_free_wins", "failing_tool_free_wins"),
-                ("attempts_used", "failing_attempts"))),
+                ("tool_free_wins", "failing_tool_free_wins"))),
             pl.first("tool_free_runs"),
             *(e for c in ("tool_free_pass_rate", "tool_assist_pass_rate",
                           "initial_clickable_ratio")
@@ -249,13 +249,11 @@ class TilegenDaily(Generator, Daily):
         names = ("tool_free_min", "tool_free_max", "tool_assist_min", "clickable_min")
         if catalog is None or rows.height == 0:
             return rows.with_columns(pl.lit(None, pl.Float64).alias(c) for c in names)
-        acc = catalog.tables.acceptance
-        gates = {lv: (g.tool_free_min_bp, g.tool_free_max_bp, g.tool_assist_min_bp,
-                      g.clickable_min_bp) for lv, g in acc.items()}
+        shares = {lv: gate_shares(g) for lv, g in catalog.tables.acceptance.items()}
         return rows.with_columns(
-            pl.col("level_id").replace_strict({lv: v[i] / 10000 for lv, v in gates.items()},
+            pl.col("level_id").replace_strict({lv: v[c] for lv, v in shares.items()},
                                               default=None, return_dtype=pl.Float64).alias(c)
-            for i, c in enumerate(names))
+            for c in names)
 
     def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
         """``failing_dates.csv``: one line per failing date, for the nightly log."""

@@ -22,7 +22,7 @@ from pipeline.generator import Daily, Generator, SweepField, Tune
 
 from . import sections, tune
 from .drill import DRILL
-from .lines import LINES, Q_RISK
+from .lines import LINES, Q_RISK, gate_shares
 from .. import record as tile_record
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from ..ladder import DENSITY_CLASS
@@ -241,11 +241,7 @@ class TilegenAudit(Generator, Tune, Daily):
                 v_variety_ok=pl.lit(None, pl.Int64), v_detail=pl.lit(""))
         keys = [tuple(k) for k in rows.select(KEY).rows()]
         gates = {p.key: p.gates for p in self.plans(catalog, keys)}
-        extra = [{**dict(zip(KEY, k)),
-                  "tool_free_min": gates[k].tool_free_min_bp / 10000,
-                  "tool_free_max": gates[k].tool_free_max_bp / 10000,
-                  "tool_assist_min": gates[k].tool_assist_min_bp / 10000,
-                  "clickable_min": gates[k].clickable_min_bp / 10000} for k in keys]
+        extra = [{**dict(zip(KEY, k)), **gate_shares(gates[k])} for k in keys]
         out = rows.join(pl.DataFrame(extra, schema={"city_id": pl.String, "level_id": pl.Int64,
                                                     "revision": pl.Int64, **GATE_COLUMNS}),
                         on=list(KEY), how="left", maintain_order="left")

@@ -32,6 +32,14 @@ def pct(v) -> str:
     return "—" if v is None else f"{100 * v:.1f} %"
 
 
+def gate_shares(g) -> dict[str, float]:
+    """A level's 15.1 gates (``plan.Gates``, basis points) as the shares the rows carry."""
+    return {"tool_free_min": g.tool_free_min_bp / 10000,
+            "tool_free_max": g.tool_free_max_bp / 10000,
+            "tool_assist_min": g.tool_assist_min_bp / 10000,
+            "clickable_min": g.clickable_min_bp / 10000}
+
+
 def band_text(row: dict) -> str:
     lo, hi = row.get("tool_free_min"), row.get("tool_free_max")
     if lo is None:

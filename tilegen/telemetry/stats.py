@@ -59,8 +59,7 @@ def interval(cal: dict, x, z: float = 1.96) -> tuple[np.ndarray, np.ndarray, np.
     (c00, c01), (_, c11) = cal["cov"]
     eta = cal["a"] + cal["b"] * l
     sd = np.sqrt(c00 + 2 * c01 * l + c11 * l ** 2 + cal["tau2"])
-    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
-    return sig(eta), sig(eta - z * sd), sig(eta + z * sd)
+    return logistic(eta), logistic(eta - z * sd), logistic(eta + z * sd)
 
 
 def mean_interval(cal: dict, x, w, z: float = 1.96) -> tuple[float, float, float]:
@@ -77,9 +76,13 @@ def mean_interval(cal: dict, x, w, z: float = 1.96) -> tuple[float, float, float
     return m, max(0.0, m - z * sd), min(1.0, m + z * sd)
 
 
+def logistic(v) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.asarray(v, dtype=np.float64)))
+
+
 def predict(ab: tuple[float, float], x) -> np.ndarray:
     a, b = ab
-    return 1 / (1 + np.exp(-(a + b * logit(x))))
+    return logistic(a + b * logit(x))
 
 
 def held_out_error(x, wins, n, folds: int = 5) -> float:
