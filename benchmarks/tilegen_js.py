@@ -41,7 +41,7 @@ def main() -> int:
         kernel = json.loads(subprocess.run(
             [*pin, sys.executable, "-m", "tilegen.cli", "bench", "--levels", a.levels,
              "--city", a.city, "--boards", str(a.boards), "--repeats", str(a.rounds),
-             "--no-plain", "--format", "json"], check=True, capture_output=True,
+             "--format", "json"], check=True, capture_output=True,
             text=True).stdout)
         js = [json.loads(line) for line in subprocess.run(
             [*pin, "node", str(REPO / "runtime" / "bench.mjs"), str(rows), keys,

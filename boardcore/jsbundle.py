@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
+from . import assets
+
+RUNTIME = assets.path("runtime")
 
 _IMPORT = re.compile(r"^import\s*\{([^}]*)\}\s*from\s*'([^']+)';[ \t]*$", re.M)
 _REEXPORT = re.compile(r"^export\s*\{([^}]*)\}\s*from\s*'([^']+)';[ \t]*$", re.M)

@@ -19,12 +19,14 @@ import json
 import sys
 from pathlib import Path
 
+from boardcore import assets
+
 from .codes import Tier
 from .errors import MinegenError
 from .generate import Board
 from .play_data import board_data, make_board
 
-JS_MODULE = Path(__file__).resolve().parent.parent / "runtime" / "minesweeper.js"
+JS_MODULE = assets.path("runtime", "minesweeper.js")
 # one colour per tier, light enough for the tier digit drawn on it
 TIER_COLORS = {Tier.CASCADE: "#8ecae6", Tier.SINGLE: "#95d5b2", Tier.SUBSET: "#ffd166",
                Tier.GLOBAL: "#f4a261", Tier.ENUMERATE: "#cdb4db"}

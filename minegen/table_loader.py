@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from boardcore import assets
 from boardcore.tables import (Collector, check_fields, content_hash, emit, has, key_name,
                               parse_toml, show, unknown_files)
 
@@ -34,7 +35,7 @@ VARIATION_FILE = "variation.toml"
 ECONOMY_FILE = "economy.toml"
 SETTLEMENT_FILE = "settlement.toml"
 
-DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables"
+DEFAULT_ROOT = assets.path("tables")  # the shipped default tables (tables/ in a checkout)
 
 
 def _read(root: Path, name: str, required: bool, out: Collector) -> dict | None:

@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from boardcore import assets
 from boardcore.dates import DATE, parse_date
 from boardcore.errors import InputError
 from boardcore.tables import BOM, BOM_RULE
@@ -26,7 +27,7 @@ from .engine.session import ClusterSpec
 DEFAULT_N = 256
 MAX_WORKER_TIMEOUT_S = 86400  # a day: a wait longer than that is a hang by another name
 DEFAULT_OUT = "reports"
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the project's own profiles
+CONFIGS = assets.path("configs")  # the project's own profiles (shipped)
 # [audit] keys of a profile and the type each must have
 KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {
     "generator": str, "tables": str, "n": int, "rows": (str, list), "scheduler": str,

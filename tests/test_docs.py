@@ -77,3 +77,40 @@ def test_architecture_names_every_module_and_only_modules_that_exist():
     tree = {p.relative_to(REPO).as_posix() for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py")
             if p.name != "__init__.py"}
     assert sorted(tree - named) == [] and sorted(named - tree) == []
+
+
+def _decisions() -> tuple[dict[int, str], dict[int, str], dict[str, list[int]], set[int]]:
+    """docs/decisions.md read: (entry -> section it sits in, entry -> status, area -> the
+    entries its index line lists, entries the index marks superseded)."""
+    text = (REPO / "docs" / "decisions.md").read_text(encoding="utf-8")
+    section, sits, status, index, marked = None, {}, {}, {}, set()
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        elif m := re.match(r"^- \[(.+?)\]\(#[\w-]+\): (.*)$", line):
+            nums = re.findall(r"(\d+)(†?)", m.group(2))
+            index[m.group(1)] = [int(n) for n, _ in nums]
+            marked |= {int(n) for n, dagger in nums if dagger}
+        elif m := re.match(r"^(\d+)\. \*\*", line):
+            n = int(m.group(1))
+            assert n not in sits, f"decision {n} appears twice"
+            sits[n] = section
+            st = re.search(r"\*Status:\s+([^*]+)\*", text[text.index(line):][:600])
+            status[n] = " ".join(st.group(1).split()) if st else ""
+    return sits, status, index, marked
+
+
+def test_the_decisions_index_lists_every_entry_under_its_area():
+    sits, status, index, marked = _decisions()
+    assert sorted(sits) == list(range(1, max(sits) + 1)), "decision numbers have a gap"
+    listed = {n: area for area, nums in index.items() for n in nums}
+    assert sum(len(v) for v in index.values()) == len(listed), "an entry is indexed twice"
+    assert set(listed) == set(sits), f"not indexed: {sorted(set(sits) - set(listed))}"
+    assert {n: a for n, a in listed.items() if sits[n] != a} == {}  # listed where it sits
+    for area, nums in index.items():
+        assert nums == sorted(nums), area
+    assert all(status.values()), [n for n, s in status.items() if not s]
+    superseded = {n for n, s in status.items() if s.startswith("superseded by")}
+    assert marked == superseded
+    for n in superseded:  # "superseded by N" names an entry that exists
+        assert int(re.match(r"superseded by (\d+)", status[n]).group(1)) in sits, n

@@ -324,7 +324,7 @@ def test_version_and_help_on_every_option():
 
 @pytest.mark.cluster
 def test_first_run_compiles_once_and_says_so(tmp_path):
-    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"MINEGEN_KERNEL_CACHE": str(tmp_path / "cache")}
     p = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out", tmp_path / "o",
             env=env)
     assert p.returncode == 0, p.stderr
@@ -531,7 +531,7 @@ def test_a_misspelled_profile_section_is_refused(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-TILE_BENCH = ["tilegen", "bench", "--repeats", "100", "--no-plain"]
+TILE_BENCH = ["tilegen", "bench", "--repeats", "100"]
 MINE_BENCH = ["minegen", "bench", "--width", "64", "--height", "64", "--density", "0.2",
               "--boards", "4096", "--repeats", "50"]
 

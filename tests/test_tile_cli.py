@@ -24,6 +24,7 @@ from tilegen.generate import plan_for
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TABLES = ROOT / "tables" / "tilematch"
 BROKEN = ROOT / "tests" / "fixtures" / "tilematch" / "many_errors"
+PLAIN = ROOT / "benchmarks" / "tilegen_plain.py"  # the plain reading bench compares with
 PRODUCTION_ID = "beijing-1-14323768753098000001"  # docs/tile-draw-protocol.md §7
 AUDIT_0_SEED = 11821669524437222257  # tile-draw-protocol §7: derive_at("tilegen:beijing:1:1", 0)
 FATAL = {"parse", "missing_field", "unknown_field", "type", "domain", "duplicate_key",
@@ -199,6 +200,7 @@ def test_replay_json_and_tools(capsys, tables):
     (("generate", "beijing", 1, "--replay", "greedy"), "argument --replay: invalid choice"),
     (("bench", "--levels", "1,x"), "argument --levels"),
     (("bench", "--levels", "7", "--boards", 1, "--repeats", 1), "no preset row beijing:7:1"),
+    (("bench", "--levels", "1", "--plain", "nowhere.py"), "--plain nowhere.py: no such Python file"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, tables, args, says):
     rc, out, err = run_cli(capsys, *args, "--tables", tables)
@@ -217,7 +219,8 @@ def test_missing_table_root_exits_2(capsys, tmp_path):
 
 def test_bench_one_level(capsys, tables):
     rc, out, err = run_cli(capsys, "bench", "--levels", 1, "--boards", 2, "--repeats", 1,
-                           "--plain-boards", 1, "--tables", tables, "--format", "json")
+                           "--plain-boards", 1, "--plain", PLAIN, "--tables", tables,
+                           "--format", "json")
     assert rc == 0, err
     (row,) = json.loads(out)
     assert row["level"] == 1 and row["kernel_us_per_attempt"] > 0 and row["attempts"] >= 2

@@ -11,8 +11,8 @@ is the core, and kernel - core the extras (decision 190 bounds their share at 25
 Kernel figures are medians over ``repeats`` after a warm-up call (compile or cache load,
 reported apart).
 
-The plain reading (``benchmarks/tilegen_plain.py`` of a checkout; skipped when the package
-is installed without it) plays the same draws with all the closing work on every board:
+The plain reading (a file the caller names: ``--plain benchmarks/tilegen_plain.py`` in a
+checkout; the library never looks for it) plays the same draws with all the closing work on every board:
 its per-board blocks must equal the kernel's (run the same way), else the ratio is
 withheld (``same`` false). The ratio compares both on the same first ``plain_boards``
 boards.
@@ -29,16 +29,17 @@ import numpy as np
 
 from .errors import InputError
 
-PLAIN = Path(__file__).resolve().parents[1] / "benchmarks" / "tilegen_plain.py"
 REQUIRED_RATIO = 50  # the issue: the kernel at least 50x faster than the plain reading
 EXTRAS_BOUND = 0.25  # the extras at most a quarter of a board's kernel time (decision 190)
 
 
-def plain_reading():
-    """The plain-Python reading module, or None when this checkout has none."""
-    if not PLAIN.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location("tilegen_plain", PLAIN)
+def plain_reading(path: str | Path):
+    """The plain-Python reading module at ``path`` (bad path: InputError, exit 2)."""
+    path = Path(path)
+    if not path.is_file() or path.suffix != ".py":
+        raise InputError(f"bench: --plain {path}: no such Python file; in a checkout it is "
+                         "benchmarks/tilegen_plain.py")
+    spec = importlib.util.spec_from_file_location("tilegen_plain", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -79,7 +80,7 @@ def _split(plan, count: int, repeats: int) -> dict:
 
 
 def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
-        boards: int = 32, plain_boards: int = 2, tables=None, plain: bool = True) -> list[dict]:
+        boards: int = 32, plain_boards: int = 2, tables=None, plain: str | Path | None = None) -> list[dict]:
     """One dict per level: kernel µs/attempt over audit boards 0..boards-1 and, with the
     plain reading, both readings' µs/attempt over boards 0..plain_boards-1 (at most
     ``boards``) and the ratio."""
@@ -97,7 +98,7 @@ def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
     if missing:
         raise InputError(f"bench: no preset row {', '.join(':'.join(map(str, k)) for k in missing)}"
                            f" in {catalog.root}")
-    module = plain_reading() if plain and plain_boards > 0 else None
+    module = plain_reading(plain) if plain is not None and plain_boards > 0 else None
     out = []
     for key in wanted:
         plan = plan_for(*key[:2], revision=revision, content=catalog)
@@ -179,6 +180,5 @@ def format_table(rows: list[dict]) -> str:
     elif any("same" in r for r in rows):
         lines.append("ratio withheld: the plain reading's blocks differ from the kernel's")
     else:
-        lines.append("plain reading not run (benchmarks/tilegen_plain.py absent or "
-                     "--no-plain)")
+        lines.append("plain reading not run (name it: --plain benchmarks/tilegen_plain.py)")
     return "\n".join(lines)

@@ -222,7 +222,7 @@ def cmd_bench(args) -> int:
 
     rows = run(args.levels, city=args.city, revision=args.revision, repeats=args.repeats,
                boards=args.boards, plain_boards=args.plain_boards, tables=args.tables,
-               plain=not args.no_plain)
+               plain=args.plain)
     if args.format == "json":
         print(json.dumps(rows))
     else:
@@ -342,7 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--plain-boards", type=int, default=2,
                    help="boards the plain reading plays (the first of them; the ratio "
                         "compares the kernel on these same boards; default 2)")
-    b.add_argument("--no-plain", action="store_true", help="time the kernel only")
+    b.add_argument("--plain", metavar="FILE", default=None,
+                   help="the plain-Python reading to compare with (a checkout's "
+                        "benchmarks/tilegen_plain.py); without it the kernel alone is timed")
     b.add_argument("--format", choices=("text", "json"), default="text",
                    help="text: a table; json: one object per level")
     b.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")

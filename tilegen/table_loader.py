@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from boardcore import assets
 from boardcore import tables
 from boardcore.errors import Diagnostic, InputError, TableError
 from boardcore.tables import Collector, emit, has, key_name, parse_toml, show, unknown_files
@@ -36,7 +37,7 @@ from .plan import Gates, Rules, TilePlan
 from .table_checks import (ACCEPTANCE_FILE, CITIES_DIR, DAILY_FILE, DENSITY_FILE, LAYOUT_FILE,
                            PRESETS_FILE, RULES_FILE)
 
-DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "tables" / "tilematch"
+DEFAULT_ROOT = assets.path("tables", "tilematch")  # the shipped presets
 # preset fields a sweep / tune may vary one at a time (05 §16 ladder, decision 118)
 VARY_FIELDS = ("element_count", "layers", "density", "pieces_per_element",
                "layer_distribution", "target_pass_rate")

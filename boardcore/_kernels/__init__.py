@@ -1,9 +1,9 @@
-"""Kernels every generator shares (``pcg``), the numba cache folder and the compile scope.
+"""Kernels every generator shares (``pcg``), the kernel cache and the compile scope.
 
-Importing this package fixes numba's cache folder for the process (``boardcore.kernel_cache``:
-one folder per digest of every registered package's kernel sources). A generator's own
-``_kernels`` package imports it first, so the import order of the generators never decides
-where a kernel is cached.
+Importing this package installs the project's cache locator (``boardcore.kernel_cache``: one
+per-user folder per digest of every registered package's kernel sources, shared by every
+checkout on the machine). A generator's own ``_kernels`` package imports it first, so no
+kernel is decorated before the locator is in place.
 
 Compile settings: ``compiling()`` wraps the first call of an entry kernel. Inside it LLVM
 runs at -O1 and Python's cyclic GC is paused (numba allocates millions of short-lived
@@ -20,12 +20,11 @@ import contextlib
 import gc
 import threading
 
-import numba
 from numba.core import config as _numba_config
 
 from .. import kernel_cache
 
-numba.config.CACHE_DIR = str(kernel_cache.cache_dir())  # a folder per kernel-source digest
+kernel_cache.install_locator()  # before any kernel is decorated: a folder per source digest
 
 COMPILE_OPT = 1
 _compile_lock = threading.Lock()

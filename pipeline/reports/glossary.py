@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
+
+from boardcore import assets
 
 from .document import Bullets, Cell, Figure, Figures, Para, Section, Table
 
-GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"
+GLOSSARY = assets.path("docs", "glossary.md")
 _ENTRY = re.compile(r"^\*\*(.+?)\*\*(?: \([^)]*\))? — (.*)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 

@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from boardcore import assets
+
 from . import glossary
 from .document import BETTER, FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table
 
@@ -42,14 +44,11 @@ def h(s) -> str:
     return _html.escape(str(s), quote=True)
 
 
-REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout the pages' docs live in
-
-
 def doc_link(rel: str) -> str:
-    """A repository document (``docs/glossary.md``) as a link by absolute path, so it
-    resolves from wherever the page is opened on this machine; plain text when the
-    checkout does not carry it (an installed copy)."""
-    path = REPOSITORY / rel
+    """A shipped document (``docs/glossary.md``, ``boardcore.assets``) as a link by absolute
+    path, so it resolves from wherever the page is opened on this machine; plain text when
+    the installed package does not carry it."""
+    path = assets.path(*Path(rel).parts)
     if not path.is_file():
         return f"{h(rel)} (in the repository)"
     return f'<a href="{h(path.as_uri())}">{h(rel)}</a>'
