@@ -89,3 +89,59 @@ def node() -> str:
     except PackagesUnavailable as e:
         pytest.skip(f"node is missing and cannot be installed here: {e}")
     return shutil.which("node") or "/usr/bin/node"
+
+
+# ------------------------------------------------------------- one cluster for the session
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory) -> str:
+    """The address of one Dask cluster shared by every test that only needs *a* cluster:
+    ``dask scheduler`` and ``dask worker`` (two processes, one thread each) on 127.0.0.1,
+    their scratch in the session's temp folder, stopped by PID at the end. Records do not
+    depend on the scheduler (decision 17), so a job run here writes what a job on its own
+    LocalCluster writes; the tests of a cluster's life (start, loss, signals, SLURM) start
+    their own. The workers see ``tests/`` on their path (the toy generator lives there)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    addr = f"tcp://127.0.0.1:{port}"
+    scratch = tmp_path_factory.mktemp("shared-cluster")
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env,
+             "cwd": scratch}
+    procs = [subprocess.Popen([bindir / "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                               str(port), "--dashboard-address", "127.0.0.1:0"], **quiet)]
+    procs.append(subprocess.Popen([bindir / "dask", "worker", addr, "--nworkers", "2",
+                                   "--nthreads", "1", "--host", "127.0.0.1",
+                                   "--dashboard-address", "127.0.0.1:0", "--local-directory",
+                                   str(scratch / "workers")], **quiet))
+    try:
+        from dask.distributed import Client
+
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with Client(addr, timeout=5) as c:
+                    c.wait_for_workers(2, timeout=60)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+        yield addr
+    finally:
+        for p in reversed(procs):  # the workers first: without a scheduler they wait for it
+            p.terminate()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()

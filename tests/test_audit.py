@@ -7,11 +7,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from pipeline.analysis.lines import evaluate, hard_failures
 from minegen.audit.generator import GENERATOR
@@ -37,51 +37,16 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def external_scheduler():
-    """`dask scheduler` + one `dask worker` as subprocesses on 127.0.0.1, stopped by PID."""
-    port = free_port()
-    addr = f"tcp://127.0.0.1:{port}"
-    bindir = Path(sys.executable).parent
-    sched = subprocess.Popen([bindir / "dask", "scheduler", "--host", "127.0.0.1", "--port",
-                              str(port), "--dashboard-address", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    worker = subprocess.Popen([bindir / "dask", "worker", addr, "--nworkers", "1", "--nthreads",
-                               "1", "--host", "127.0.0.1", "--dashboard-address",
-                               "127.0.0.1:0"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        from dask.distributed import Client
-
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with Client(addr, timeout=5) as c:
-                    c.wait_for_workers(1, timeout=30)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
-        yield addr
-    finally:
-        for p in (worker, sched):
-            p.terminate()
-        for p in (worker, sched):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-
-
-@pytest.fixture(scope="module")
 def baseline(tmp_path_factory):
     return audit(tmp_path_factory.mktemp("base"), workers=1)
 
 
-def test_records_identical_across_workers_chunking_and_scheduler(baseline, tmp_path,
-                                                                 external_scheduler):
+def test_records_identical_across_workers_chunking_and_scheduler(baseline, tmp_path, cluster):
+    """One worker, two workers in tasks of 5 boards (LocalClusters of their own) and the
+    session's external scheduler (`dask scheduler` and `dask worker` processes) in tasks
+    of 7: the same records, byte for byte."""
     two = audit(tmp_path / "two", workers=2, seeds_per_task=5)
-    ext = audit(tmp_path / "ext", scheduler=external_scheduler, seeds_per_task=7)
+    ext = audit(tmp_path / "ext", scheduler=cluster, seeds_per_task=7)
     assert baseline.records.height == len(ROWS) * N
     for other in (two, ext):
         assert other.records.equals(baseline.records)
@@ -117,30 +82,32 @@ def test_report_folder(baseline):
     assert html.count("<svg") >= 3 and "plot-inferability-L2" in html
 
 
-def test_second_run_gets_its_own_folder(baseline, tmp_path):
+def test_second_run_gets_its_own_folder(baseline, tmp_path, cluster):
     out = baseline.run_dir.parent.parent
-    again = run_audit(AuditOptions(out=str(out), n=4, rows=((1, 0),), workers=1), progress=False)
+    again = run_audit(AuditOptions(out=str(out), n=4, rows=((1, 0),), scheduler=cluster),
+                      progress=False)
     assert again.run_dir != baseline.run_dir and baseline.run_dir.is_dir()
 
 
-def test_latest_names_the_newest_complete_full_table_run(tmp_path):
+def test_latest_names_the_newest_complete_full_table_run(tmp_path, cluster):
     tables = str(FIXTURES / "monotone_drop")
-    full = run_audit(AuditOptions(tables=tables, n=4, workers=1, out=str(tmp_path)),
+    full = run_audit(AuditOptions(tables=tables, n=4, scheduler=cluster, out=str(tmp_path)),
                      progress=False)
     latest = full.run_dir.parent / "LATEST"
     assert latest.read_text().strip() == full.run_dir.name
-    subset = run_audit(AuditOptions(tables=tables, n=4, rows=("1:0",), workers=1,
+    subset = run_audit(AuditOptions(tables=tables, n=4, rows=("1:0",), scheduler=cluster,
                                     out=str(tmp_path)), progress=False)
     assert subset.manifest["full_table"] is False
     assert latest.read_text().strip() == full.run_dir.name  # the subset did not move it
-    again = run_audit(AuditOptions(tables=tables, n=4, workers=1, out=str(tmp_path)),
+    again = run_audit(AuditOptions(tables=tables, n=4, scheduler=cluster, out=str(tmp_path)),
                       progress=False)
     assert latest.read_text().strip() == again.run_dir.name
     assert not list(latest.parent.glob(".LATEST*")) and not list(latest.parent.glob("*.tmp"))
 
 
-def test_hard_lines_fire_and_report_names_rows(tmp_path):
-    res = audit(tmp_path, tables=str(FIXTURES / "audit_fires"), rows=(), n=32, workers=2)
+def test_hard_lines_fire_and_report_names_rows(tmp_path, cluster):
+    res = audit(tmp_path, tables=str(FIXTURES / "audit_fires"), rows=(), n=32,
+                scheduler=cluster)
     assert res.exit_code == 1
     doc = json.loads((res.run_dir / "assertions.json").read_text())
     failed = {(r["line"], r["level_index"], r["node_depth"]) for r in doc["results"]
@@ -155,8 +122,9 @@ def test_hard_lines_fire_and_report_names_rows(tmp_path):
     assert "FAIL" in md and "(3, 0)" in md
 
 
-def test_e_warns_without_failing(tmp_path):
-    res = audit(tmp_path, tables=str(FIXTURES / "monotone_drop"), rows=(), n=8, workers=1)
+def test_e_warns_without_failing(tmp_path, cluster):
+    res = audit(tmp_path, tables=str(FIXTURES / "monotone_drop"), rows=(), n=8,
+                scheduler=cluster)
     assert res.exit_code == 0
     e = [r for r in res.results if r["line"] == "E"]
     assert [r["passed"] for r in e] == [True, False]
@@ -191,6 +159,7 @@ def test_a_double_prime_and_b_prime_fire_on_hand_made_frames(baseline):
 
 
 def cli(*args, env=None):
+    """A ``minegen`` process of its own (for what is read when a process starts)."""
     return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
                           text=True, timeout=300, env={**os.environ, **(env or {})})
 
@@ -201,7 +170,7 @@ def cli(*args, env=None):
                                   ["--rows", "9:0"], ["--profile", "configs/none.toml"],
                                   ["--tables", str(FIXTURES / "many_errors")]])
 def test_bad_input_exits_2(args, tmp_path):
-    p = cli("audit", "--out", str(tmp_path), *args)
+    p = run_cli("minegen", "audit", "--out", str(tmp_path), *args)
     assert p.returncode == 2, p.stdout + p.stderr
     assert "Traceback" not in p.stderr
     assert not any(tmp_path.iterdir())  # nothing written for bad input
@@ -215,16 +184,17 @@ def test_unreachable_scheduler_exits_3(tmp_path):
     assert not list(tmp_path.rglob("manifest.json"))
 
 
-def test_cli_failing_line_exits_1_with_summary(tmp_path):
-    p = cli("audit", "--tables", str(FIXTURES / "audit_fires"), "--rows", "3:0,4:0", "--n", "16",
-            "--workers", "1", "--out", str(tmp_path))
+def test_cli_failing_line_exits_1_with_summary(tmp_path, cluster):
+    p = run_cli("minegen", "audit", "--tables", str(FIXTURES / "audit_fires"), "--rows",
+                "3:0,4:0", "--n", "16", "--scheduler", cluster, "--out", str(tmp_path))
     assert p.returncode == 1, p.stderr
     assert "FAIL" in p.stdout and "B failed on 1 row(s)" in p.stdout and "(3, 0)" in p.stdout
     assert "report:" in p.stdout
 
 
 def test_slurm_dry_run_prints_job_script():
-    p = cli("audit", "--slurm", str(FIXTURES.parent.parent.parent / "configs" / "slurm.toml"), "--dry-run")
+    p = run_cli("minegen", "audit", "--slurm",
+                str(FIXTURES.parent.parent.parent / "configs" / "slurm.toml"), "--dry-run")
     assert p.returncode == 0, p.stderr
     assert "#SBATCH" in p.stdout and "dask" in p.stdout and "#SBATCH -J minegen-audit" in p.stdout
     assert "a real run starts its own" in p.stderr  # the address in the script is not reused
@@ -262,7 +232,7 @@ def test_tier_shares_are_the_records_tier_distribution(baseline):
     assert ((total - 1).abs() < 1e-12).all()
 
 
-def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatch):
+def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatch, cluster):
     """Interrupted after its last row was saved: the resume has nothing to compute, yet
     starts a cluster for the board drawings, so its report equals a clean run's."""
     import signal
@@ -278,15 +248,15 @@ def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatc
 
     monkeypatch.setattr(job, "_finish", interrupted)
     with pytest.raises(RunInterrupted):
-        audit(tmp_path / "a", rows=rows, n=16, workers=1)
+        audit(tmp_path / "a", rows=rows, n=16, scheduler=cluster)
     monkeypatch.setattr(job, "_finish", real)
     (partial,) = (tmp_path / "a" / "reports" / "metric_v1").glob(".partial-*")
-    resumed = run_audit(AuditOptions(out=str(tmp_path / "a" / "reports"), workers=1,
+    resumed = run_audit(AuditOptions(out=str(tmp_path / "a" / "reports"), scheduler=cluster,
                                      resume=partial.name.removeprefix(".partial-")),
                         progress=False)
     assert resumed.manifest["reused_rows"] == [list(r) for r in rows]
     assert "drawings only" in resumed.manifest["scheduler"]
-    clean = audit(tmp_path / "b", rows=rows, n=16, workers=1)
+    clean = audit(tmp_path / "b", rows=rows, n=16, scheduler=cluster)
     drawn = [(r.run_dir / "report.html").read_text().count('<figure id="board-') for r in
              (resumed, clean)]
     assert drawn[0] == drawn[1] > 0 and "drawings_missing" not in resumed.manifest

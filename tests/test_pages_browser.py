@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import run_cli
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
@@ -24,16 +25,15 @@ WIDTH = 1024
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)
-
-
+    """``minegen ARGS`` in this test process (conftest.run_cli), from the checkout."""
+    return run_cli("minegen", *args, cwd=REPO)
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, Path]:
+def pages(tmp_path_factory, cluster) -> dict[str, Path]:
     """The pages of real runs: both audits (twice for minegen, for a diff), a sweep, a tune
-    of each generator (from its audit) and the output folder's index."""
+    of each generator (from its audit) and the output folder's index; every job on the
+    session's shared cluster."""
     out = tmp_path_factory.mktemp("pages")
     for args in (("audit", "--n", 32), ("audit", "--n", 32),
                  ("audit", "--generator", "tilegen", "--n", 8),
@@ -43,23 +43,22 @@ def pages(tmp_path_factory) -> dict[str, Path]:
                   "layers=3:4:1", "--n", 4),
                  ("tune", "--run", "LATEST", "--n", 32),
                  ("tune", "--generator", "tilegen", "--run", "LATEST", "--n", 8)):
-        p = cli(*args, "--workers", 2, "--out", out)
+        p = cli(*args, "--scheduler", cluster, "--out", out)
         assert p.returncode in (0, 1), p.stderr
-    synth = subprocess.run([sys.executable, "-m", "tilegen.cli", "telemetry", "synth", "--out",
-                            str(out / "synth"), "--seeds", "2", "--sessions", "60"], cwd=REPO,
-                           capture_output=True, text=True, timeout=600)
+    synth = run_cli("tilegen", "telemetry", "synth", "--out", out / "synth", "--seeds", 2,
+                    "--sessions", 60, cwd=REPO)
     assert synth.returncode == 0, synth.stderr
     p = cli("reconcile", "--out", out, "--telemetry", out / "synth" / "synthetic-sessions.parquet")
     assert p.returncode in (0, 1), p.stderr
     calibration = next((out / "tilegen" / "reconcile").glob("*/reconcile.json"))
     p = cli("audit", "--generator", "tilegen", "--n", 8, "--calibration", calibration,
-            "--workers", 2, "--out", out)
+            "--scheduler", cluster, "--out", out)
     assert p.returncode in (0, 1), p.stderr
     daily_tables = out / "daily-tables"  # the frozen root, its dailies made from level 5
     shutil.copytree(REPO / "tests" / "fixtures" / "tilematch" / "golden", daily_tables)
     (daily_tables / "daily.toml").write_text("level_id = 5\n")
     p = cli("audit", "--generator", "tilegen", "--tables", daily_tables, "--daily",
-            "2026-02-01:40", "--workers", 2, "--out", out)
+            "2026-02-01:40", "--scheduler", cluster, "--out", out)
     assert p.returncode == 1, p.stderr
     mine = sorted((out / "metric_v1").glob("2*"))
     p = cli("diff", mine[0].name, mine[1].name, "--out", out)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import run_cli
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
@@ -17,8 +17,7 @@ OTHER = REPO / "tests" / "fixtures" / "tables" / "golden"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    return run_cli("minegen", *args, cwd=REPO)
 
 
 def one_line_refusal(p: subprocess.CompletedProcess, *words: str) -> None:
@@ -29,11 +28,12 @@ def one_line_refusal(p: subprocess.CompletedProcess, *words: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
-    """``make audit`` and ``make audit-tilematch`` into one --out (small N)."""
+def both(tmp_path_factory, cluster):
+    """``make audit`` and ``make audit-tilematch`` into one --out (small N), on the shared
+    cluster."""
     out = tmp_path_factory.mktemp("both")
-    m = cli("audit", "--n", 16, "--workers", 2, "--out", out)
-    t = cli("audit", "--generator", "tilegen", "--n", 4, "--workers", 2, "--out", out)
+    m = cli("audit", "--n", 16, "--scheduler", cluster, "--out", out)
+    t = cli("audit", "--generator", "tilegen", "--n", 4, "--scheduler", cluster, "--out", out)
     assert m.returncode == 1 and t.returncode == 1, (m.stderr, t.stderr)
     ids = {g: (out / sub / "metric_v1" / "LATEST").read_text().strip()
            for g, sub in (("minegen", ""), ("tilegen", "tilegen"))}
@@ -69,9 +69,9 @@ def test_tune_refuses_a_run_of_other_tables_or_another_generator(both):
     assert not (out / "tune").exists()
 
 
-def test_the_readme_loop_tunes_latest_after_both_audits(both):
+def test_the_readme_loop_tunes_latest_after_both_audits(both, cluster):
     out, ids = both
-    p = cli("tune", "--run", "LATEST", "--out", out)
+    p = cli("tune", "--run", "LATEST", "--out", out, "--scheduler", cluster)
     assert p.returncode in (0, 1), p.stderr
     folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
     doc = json.loads((folder / "tune.json").read_text())

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from pipeline.analysis.lines import evaluate
 from pipeline.engine.graph import blocks
@@ -83,9 +84,8 @@ def write_root(root: Path, rows=ROWS, gates=None, cap: int = 200000, runs: int =
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": path})
+    """``minegen ARGS`` in this process (tests/ is on its path: ``test_tile_audit:BROKEN``)."""
+    return run_cli("minegen", *args)
 
 
 def run_dir(out: Path) -> Path:
@@ -109,19 +109,20 @@ def tables(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def main_run(tmp_path_factory, tables):
-    """The fixture audited through the CLI: 2 workers, blocks of 3 boards."""
+def main_run(tmp_path_factory, tables, cluster):
+    """The fixture audited through the CLI on the shared cluster (2 workers), blocks of 3
+    boards."""
     out = tmp_path_factory.mktemp("main")
     p = cli("audit", "--generator", GEN, "--tables", tables["a"], "--n", str(N),
-            "--workers", "2", "--seeds-per-task", "3", "--out", str(out))
+            "--scheduler", cluster, "--seeds-per-task", "3", "--out", str(out))
     return p, out
 
 
 @pytest.fixture(scope="module")
-def b_run(tmp_path_factory, tables):
+def b_run(tmp_path_factory, tables, cluster):
     out = tmp_path_factory.mktemp("b")
     return cli("audit", "--generator", GEN, "--tables", tables["b"], "--n", str(N),
-               "--workers", "2", "--out", str(out)), out
+               "--scheduler", cluster, "--out", str(out)), out
 
 
 # ----------------------------------------------------------------- no cluster
@@ -299,14 +300,15 @@ def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path):
 
 
 @pytest.mark.cluster
-def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path):
+def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path, cluster):
     a, b = run_dir(main_run[1]), run_dir(b_run[1])
     p = cli("diff", str(a), str(b), "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert len(list((tmp_path / "diffs").glob("*.html"))) == 1  # the page, in --out only
     assert "| G-ICR | alpha 1 r1 | pass | **fail** |" in p.stdout
     p = cli("sweep", "--generator", GEN, "--tables", tables["a"], "--row", "alpha:2",
-            "--vary", "layers=2:4:1", "--n", "4", "--workers", "2", "--out", str(tmp_path))
+            "--vary", "layers=2:4:1", "--n", "4", "--scheduler", cluster, "--out",
+            str(tmp_path))
     assert p.returncode in (0, 1), p.stderr
     doc = json.loads((Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
                       / "sweep.json").read_text())
@@ -316,11 +318,11 @@ def test_diff_and_sweep_through_the_cli(main_run, b_run, tables, tmp_path):
 
 
 @pytest.mark.cluster
-def test_tune_through_the_cli(main_run, tables, tmp_path):
+def test_tune_through_the_cli(main_run, tables, tmp_path, cluster):
     """The failing row's ladder tried with the audit's seeds; a change, if any, is a new
     revision in a proposed table root that its own audit reads."""
-    p = cli("tune", "--generator", GEN, "--tables", tables["a"], "--n", str(N), "--workers",
-            "2", "--run", str(run_dir(main_run[1])), "--out", str(tmp_path))
+    p = cli("tune", "--generator", GEN, "--tables", tables["a"], "--n", str(N), "--scheduler",
+            cluster, "--run", str(run_dir(main_run[1])), "--out", str(tmp_path))
     assert p.returncode in (0, 1), p.stderr
     folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
     doc = json.loads((folder / "tune.json").read_text())
@@ -380,7 +382,8 @@ def test_printed_resume_hints_resume_an_interrupted_tilegen_audit(tables, tmp_pa
 @pytest.mark.cluster
 def test_every_command_a_tilegen_report_prints_runs_as_printed(main_run):
     """The sweep, tune and generate commands of the failing-row drill-down name the run's
-    generator, tables and --out, and each runs as printed."""
+    generator, tables and --out, and each runs as printed (its argv, through the command's
+    main in this process)."""
     page = (run_dir(main_run[1]) / "report.md").read_text()
     commands = sorted({m for m in re.findall(r"`((?:minegen|tilegen) [^`]+)`", page)})
     verbs = {tuple(shlex.split(c)[:2]) for c in commands}
@@ -390,7 +393,8 @@ def test_every_command_a_tilegen_report_prints_runs_as_printed(main_run):
         if verb[0] == "minegen":
             assert "--generator tilegen" in cmd and f"--out {main_run[1]}" in cmd, cmd
             assert f"--n {N}" in cmd, cmd  # at the audit's N, never the default
-        p = subprocess.run(as_printed(cmd), capture_output=True, text=True, timeout=600)
+        argv = shlex.split(cmd)
+        p = run_cli(argv[0], *argv[1:])
         assert p.returncode in (0, 1), (cmd, p.stderr)
 
 

@@ -189,6 +189,28 @@ def _reachable(address: str, timeout: float) -> None:
             time.sleep(0.2)
 
 
+def _run_apart(coroutine_fn):
+    """``asyncio.run(coroutine_fn())`` on a thread of its own: the caller's thread may
+    already run an event loop (a notebook, a test driving a browser), where asyncio.run
+    refuses to start another."""
+    import asyncio
+
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coroutine_fn())
+        except BaseException as e:  # noqa: BLE001 -- handed back to the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=target, name="scheduler-probe")
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def probe_scheduler(address: str, timeout: float) -> None:
     """RunError unless a Dask scheduler answers its identity at ``address`` within
     ``timeout`` s: distributed's Client waits for ever on a peer that accepts the connection
@@ -210,7 +232,7 @@ def probe_scheduler(address: str, timeout: float) -> None:
 
     _reachable(address, timeout)
     try:
-        reply = asyncio.run(bounded())
+        reply = _run_apart(bounded)
     except (TimeoutError, asyncio.TimeoutError):
         raise RunError(f"no Dask scheduler answered at {address} within {timeout:g} s "
                        "(connect timeout): is it a Dask scheduler?") from None

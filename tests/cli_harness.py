@@ -1,0 +1,44 @@
+"""The command line run inside the test process (no interpreter start-up per call)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+
+
+def run_cli(prog: str, *args, env: dict | None = None, cwd=None):
+    """``minegen ARGS`` or ``tilegen ARGS`` through its ``main`` in this process: the exit
+    code, stdout and stderr as a ``subprocess.CompletedProcess``, like a run of the command
+    (argparse's own exits become the return code). No interpreter start-up: for the tests
+    that check a message, an exit code or a job's output; the end-to-end tests of a real
+    process (signals, the environment a process starts with) keep ``subprocess``.
+    ``env`` is set for the call and restored; ``cwd`` is entered and left."""
+    if prog == "minegen":
+        from minegen.cli import main
+    elif prog == "tilegen":
+        from tilegen.cli import main
+    else:
+        raise ValueError(prog)
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    here = os.getcwd()
+    try:
+        os.environ.update({k: str(v) for k, v in (env or {}).items()})
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as e:  # argparse: --help, --version, usage errors
+                rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return subprocess.CompletedProcess([prog, *argv], rc, out.getvalue(), err.getvalue())
