@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import run_cli
 
 from boardcore.errors import InputError
 from pipeline.analysis.compare import RunDiff
@@ -60,7 +60,7 @@ def replace(rows, depth, **kw):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, cluster):
     tmp = tmp_path_factory.mktemp("diff")
     out = tmp / "reports"
     tables = {
@@ -74,7 +74,8 @@ def runs(tmp_path_factory):
     for name, root in [("base", tables["base"]), ("base2", tables["base"]),
                        ("density", tables["density"]), ("flip", tables["flip"]),
                        ("layout", tables["layout"])]:
-        res = run_audit(AuditOptions(tables=root, n=N, workers=1, out=str(out)), progress=False)
+        res = run_audit(AuditOptions(tables=root, n=N, scheduler=cluster, out=str(out)),
+                        progress=False)
         made[name] = res.run_dir
     return made
 
@@ -84,8 +85,7 @@ def compare(runs, a, b, **kw) -> RunDiff:
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minegen.cli", "diff", *map(str, args)],
-                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    return run_cli("minegen", "diff", *args, cwd=REPO)
 
 
 def test_one_changed_row_and_only_that_row(runs):

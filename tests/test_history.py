@@ -24,17 +24,17 @@ def _hrefs(page: str) -> list[str]:
     return re.findall(r'href="([^"#][^"]*)"', page)
 
 
-def test_the_index_lists_runs_and_says_what_moved(tmp_path):
+def test_the_index_lists_runs_and_says_what_moved(tmp_path, cluster):
     root = Path(tables(tmp_path / "t"))
     out = tmp_path / "out"
-    first = run_audit(AuditOptions(generator=GEN, tables=str(root), n=N, workers=2,
+    first = run_audit(AuditOptions(generator=GEN, tables=str(root), n=N, scheduler=cluster,
                                    out=str(out)), progress=False)
     # the next night: beta's p raised, so its line H holds again; nothing else changed
     rows = [(n, s, 0.9 if n == "beta" else p) for n, s, p in ROWS]
     (root / "toy.toml").unlink()
     root.rmdir()
     tables(root, rows)
-    second = run_audit(AuditOptions(generator=GEN, tables=str(root), n=N, workers=2,
+    second = run_audit(AuditOptions(generator=GEN, tables=str(root), n=N, scheduler=cluster,
                                     out=str(out)), progress=False)
     assert first.exit_code == 1
     doc = gather(out)
@@ -57,9 +57,9 @@ def test_the_index_lists_runs_and_says_what_moved(tmp_path):
     assert (second.run_dir / link.split("#")[0]).resolve() == (out / INDEX).resolve()
 
 
-def test_a_subset_run_is_listed_but_not_in_the_trend(tmp_path):
+def test_a_subset_run_is_listed_but_not_in_the_trend(tmp_path, cluster):
     out = tmp_path / "out"
-    run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "t"), n=20, workers=1,
+    run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "t"), n=20, scheduler=cluster,
                            rows=(("alpha", 1),), out=str(out)), progress=False)
     doc = gather(out)
     assert len(doc["audits"]) == 1 and doc["lineages"] == []

@@ -13,7 +13,6 @@ import contextlib
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

@@ -1,4 +1,4 @@
-"""``minegen sweep``: one row across values of one field, on a real loopback LocalCluster,
+"""``minegen sweep``: one row across values of one field, on a real loopback cluster,
 checked against separate audits of table roots that hold each value."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from boardcore.errors import InputError
 from minegen.table_loader import load_tables
@@ -61,9 +62,12 @@ def table_root(path: Path, **changes) -> str:
 
 
 def sweep(tmp_path, vary: str, n: int = N, row=(1, 0), **kw):
+    """A sweep on the session's shared cluster (``scheduler=``) or, without one, on a
+    one-worker LocalCluster of its own."""
     root = kw.pop("tables", None) or table_root(tmp_path / "tables")
-    opts = SweepOptions(row=row, vary=parse_vary(vary), tables=root, n=n, workers=1,
-                        out=str(tmp_path / "reports"), **kw)
+    where = {"scheduler": kw.pop("scheduler")} if kw.get("scheduler") else {"workers": 1}
+    opts = SweepOptions(row=row, vary=parse_vary(vary), tables=root, n=n,
+                        out=str(tmp_path / "reports"), **where, **kw)
     return run_sweep(opts, progress=False)
 
 
@@ -131,11 +135,11 @@ def test_only_invalid_values_report_without_a_cluster(tmp_path):
     assert (res.sweep_dir / "sweep.html").is_file()
 
 
-# --------------------------------------------------------------------- real LocalCluster
+# ------------------------------------------------------------- on a real loopback cluster
 
 @pytest.mark.cluster
-def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
-    res = sweep(tmp_path, "mine_density=0.10:0.30:0.05")
+def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path, cluster):
+    res = sweep(tmp_path, "mine_density=0.10:0.30:0.05", scheduler=cluster)
     doc = res.doc
     assert [v["label"] for v in doc["values"]] == ["0.1", "0.15", "0.2", "0.25", "0.3"]
     assert all(v["status"] == "ok" for v in doc["values"])
@@ -146,7 +150,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
     by_value = {v["value"]: (i, v) for i, v in enumerate(doc["values"])}
     for value, should_hold in ((b["value"], True), (b["next"], False)):
         root = table_root(tmp_path / f"tables-{value}", mine_density=value)
-        audit = run_audit(AuditOptions(tables=root, rows=((1, 0),), n=N, workers=1,
+        audit = run_audit(AuditOptions(tables=root, rows=((1, 0),), n=N, scheduler=cluster,
                                        out=str(tmp_path / f"audit-{value}")), progress=False)
         i, v = by_value[value]
         assert (audit.exit_code == 0) is should_hold
@@ -171,7 +175,7 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
     assert on_disk["boundary"] == json.loads(json.dumps(b))
     assert on_disk["table_hash"] == load_tables(tmp_path / "tables").content_hash
     assert on_disk["n"] == N and on_disk["metric_version"] == 1 and on_disk["packages"]
-    assert "LocalCluster" in on_disk["scheduler"]
+    assert on_disk["scheduler"] == f"external scheduler {cluster}"  # where it ran, recorded
     csv = pl.read_csv(res.sweep_dir / "sweep.csv")
     assert csv.height == 5 and csv.get_column("holds").to_list() == [
         v["holds"] for v in doc["values"]]
@@ -182,8 +186,8 @@ def test_density_sweep_boundary_agrees_with_separate_audits(tmp_path):
 
 
 @pytest.mark.cluster
-def test_out_of_domain_values_are_reported_not_run(tmp_path):
-    res = sweep(tmp_path, "mine_density=0.45:0.60:0.05", n=8)
+def test_out_of_domain_values_are_reported_not_run(tmp_path, cluster):
+    res = sweep(tmp_path, "mine_density=0.45:0.60:0.05", n=8, scheduler=cluster)
     status = {v["label"]: v for v in res.doc["values"]}
     assert [status[k]["status"] for k in ("0.45", "0.5", "0.55", "0.6")] == [
         "ok", "ok", "invalid", "invalid"]
@@ -200,9 +204,20 @@ def test_out_of_domain_values_are_reported_not_run(tmp_path):
 # ----------------------------------------------------------------------------------- CLI
 
 def cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """``minegen sweep ARGS`` in a process of its own, every warning shown."""
     return subprocess.run([sys.executable, "-m", "minegen.cli", "sweep", *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONWARNINGS": "default", **env})
+
+
+def in_process(*args: str) -> subprocess.CompletedProcess:
+    """``minegen sweep ARGS`` in this process, every warning shown (as PYTHONWARNINGS=default
+    shows them to a process)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        return run_cli("minegen", "sweep", *args)
 
 
 @pytest.mark.parametrize("args", [
@@ -214,17 +229,17 @@ def cli(*args: str, **env: str) -> subprocess.CompletedProcess:
     ["--row", "1:0", "--vary", "mine_density=0.1:0.2:0.05", "--n", "0"],
 ])
 def test_cli_bad_input_exits_2_without_traceback(tmp_path, args):
-    p = cli(*args, "--out", str(tmp_path / "reports"))
+    p = in_process(*args, "--out", str(tmp_path / "reports"))
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and p.stderr.startswith("minegen: ")
     assert not (tmp_path / "reports").exists()
 
 
 @pytest.mark.cluster
-def test_cli_prints_table_and_folder(tmp_path):
+def test_cli_prints_table_and_folder(tmp_path, cluster):
     root = table_root(tmp_path / "tables")
-    p = cli("--row", "1:0", "--vary", "mine_density=0.1:0.2:0.1", "--n", "8", "--workers", "1",
-            "--tables", root, "--out", str(tmp_path / "reports"))
+    p = in_process("--row", "1:0", "--vary", "mine_density=0.1:0.2:0.1", "--n", "8",
+                   "--scheduler", cluster, "--tables", root, "--out", str(tmp_path / "reports"))
     assert p.returncode == 0, p.stderr
     assert "| mine_density | verdict |" in p.stdout and "| 0.1 | holds |" in p.stdout
     folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))

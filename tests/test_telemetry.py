@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from tilegen.table_loader import load_tables
 from tilegen.telemetry import read, stats, synth
@@ -83,14 +83,13 @@ def test_synthetic_sessions_say_so_and_repeat():
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    return run_cli("minegen", *args, cwd=REPO)
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, cluster):
     out = tmp_path_factory.mktemp("aud")
-    p = cli("audit", "--generator", "tilegen", "--n", 6, "--workers", 2, "--out", out)
+    p = cli("audit", "--generator", "tilegen", "--n", 6, "--scheduler", cluster, "--out", out)
     assert p.returncode in (0, 1), p.stderr
     return out
 
@@ -146,7 +145,7 @@ def test_reconcile_exit_codes(run, tmp_path):
 
 
 @pytest.mark.cluster
-def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path):
+def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path, cluster):
     """A dataset partitioned by date (eight Parquet files, a bad row and duplicates in
     them) reconciled here and on a two-worker Dask cluster: the same reconcile.json, byte
     for byte."""
@@ -161,7 +160,7 @@ def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path):
         (data / f"date={date[0]}").mkdir(parents=True)
         part.write_parquet(data / f"date={date[0]}" / "part.parquet")
     docs = []
-    for extra in ((), ("--engine", "dask", "--workers", 2)):
+    for extra in ((), ("--engine", "dask", "--scheduler", cluster)):
         p = cli("reconcile", "--out", run, "--telemetry", data, *extra)
         assert p.returncode in (0, 1), p.stderr
         folder = max((run / "tilegen" / "reconcile").iterdir(), key=lambda f: f.stat().st_mtime)
@@ -175,7 +174,7 @@ def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path):
 
 
 @pytest.mark.cluster
-def test_the_audit_predicts_players_from_a_calibration(run, tmp_path):
+def test_the_audit_predicts_players_from_a_calibration(run, tmp_path, cluster):
     """reconcile on synthetic players, then the audit with its calibration: each row's
     predicted pass rate is the fitted mapping on the production board's q_best (numpy,
     from the records, against the report's Polars), and its 95 % interval holds the
@@ -187,7 +186,7 @@ def test_the_audit_predicts_players_from_a_calibration(run, tmp_path):
     cal_file = max((run / "tilegen" / "reconcile").iterdir()) / "reconcile.json"
     cal = json.loads(cal_file.read_text())["calibration"]
     out = tmp_path / "cal"
-    p = cli("audit", "--generator", "tilegen", "--n", 6, "--workers", 2, "--out", out,
+    p = cli("audit", "--generator", "tilegen", "--n", 6, "--scheduler", cluster, "--out", out,
             "--calibration", cal_file)
     assert p.returncode in (0, 1), p.stderr
     (folder,) = (out / "tilegen" / "metric_v1").glob("2*")

@@ -13,7 +13,6 @@ gates pick a solvable board whenever an attempt has one).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import signal

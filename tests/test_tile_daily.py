@@ -14,12 +14,11 @@ import json
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from boardcore.errors import InputError, TableError
 from tilegen import daily as dly
@@ -120,10 +119,11 @@ def level5(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def daily_run(tmp_path_factory, level5):
+def daily_run(tmp_path_factory, level5, cluster):
+    """The dailies audited on the shared cluster (two workers), in tasks of 7 boards."""
     out = tmp_path_factory.mktemp("run")
     p = cli("audit", "--generator", "tilegen", "--tables", level5, "--daily",
-            f"{RANGE[0]}:{RANGE[1]}", "--workers", "2", "--seeds-per-task", "7",
+            f"{RANGE[0]}:{RANGE[1]}", "--scheduler", cluster, "--seeds-per-task", "7",
             "--out", str(out))
     return p, run_folder(out)
 
@@ -171,8 +171,7 @@ def test_a_failing_daily_is_made_and_played_as_the_report_prints_it(daily_run):
     records = pl.read_parquet(run / "records.parquet")
     for cmd in cmds[:2]:
         argv = shlex.split(cmd) + ["--format", "json"]
-        p = subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
-                           capture_output=True, text=True, timeout=120)
+        p = run_cli(argv[0], *argv[1:])  # as printed: its argv, through its main
         assert p.returncode == 0, p.stderr
         got = json.loads(p.stdout)["record"]
         city, date = argv[2], argv[argv.index("--daily") + 1]
@@ -227,8 +226,7 @@ def test_an_interrupted_daily_run_resumes_as_printed(daily_run, level5, tmp_path
                if "complete the run with: " in line]
     assert "--generator tilegen-daily" in hint
     argv = shlex.split(hint)
-    p = subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
-                       capture_output=True, text=True, timeout=600)
+    p = run_cli(argv[0], *argv[1:])  # as printed: its argv, through its main
     assert p.returncode == 1, p.stderr
     assert "row(s) reused from shards" in p.stdout
     resumed = json.loads((run_folder(out) / "manifest.json").read_text())
@@ -238,8 +236,7 @@ def test_an_interrupted_daily_run_resumes_as_printed(daily_run, level5, tmp_path
 
 def test_tilegen_validate_checks_daily_toml(tmp_path):
     def validate(root):
-        return subprocess.run([sys.executable, "-m", "tilegen.cli", "validate", "--tables",
-                               root], capture_output=True, text=True, timeout=120)
+        return run_cli("tilegen", "validate", "--tables", root)
 
     p = validate(root_with(tmp_path / "good", "level_id = 2\n[cities]\nseoul = 3\n"))
     assert p.returncode == 0 and "dailies from level 2, seoul level 3" in p.stdout, p.stderr
@@ -255,8 +252,7 @@ def test_the_failing_dates_command_runs_as_printed(daily_run):
     (cmd,) = re.findall(r"`(minegen audit --rows [^`]+)`", (run / "report.md").read_text())
     assert "--generator tilegen " in cmd + " " and "--tables" in cmd
     argv = shlex.split(cmd)
-    p = subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
-                       capture_output=True, text=True, timeout=600)
+    p = run_cli(argv[0], *argv[1:])  # as printed: its argv, through its main
     assert p.returncode in (0, 1), p.stderr
     rows = argv[argv.index("--rows") + 1].split(",")
     records = pl.read_parquet(run / "records.parquet")

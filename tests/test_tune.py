@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
+import cli_harness
 import pytest
 
 from minegen.audit.generator import GENERATOR
@@ -56,10 +55,10 @@ def b_of(run) -> dict:
     return next(r for r in run.results if r["line"] == "B" and r["level_index"] == 2)
 
 
-def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path):
+def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path, cluster):
     base = tables(tmp_path / "t")
     out = str(tmp_path / "out")
-    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, workers=2, out=out)),
+    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, scheduler=cluster, out=out)),
                    progress=False)
     doc = res.doc
     (fixed,) = doc["rows"]
@@ -75,7 +74,7 @@ def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path):
     assert change["cost"] == best["cost"] and change["margin"] == best["margin"]
     assert all(not c["flags"] or c is not best for c in valid)
     # its line and figures are those of a separate audit of the proposed tables
-    ok = run_audit(AuditOptions(tables=str(res.folder / "tables"), n=N, workers=1,
+    ok = run_audit(AuditOptions(tables=str(res.folder / "tables"), n=N, scheduler=cluster,
                                 out=str(tmp_path / "a")), progress=False)
     assert b_of(ok)["passed"] is True
     assert change["evidence"]["B"]["observed"] == b_of(ok)["observed"]
@@ -108,14 +107,14 @@ def test_tune_proposes_the_best_ranked_candidate_and_applies_it(tmp_path):
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
 
 
-def test_apply_only_some_rows(tmp_path):
+def test_apply_only_some_rows(tmp_path, cluster):
     """--only applies the proposals of the rows named and nothing else; a row the tune
     proposes nothing for is refused in one line, and nothing is written."""
     base = Path(tables(tmp_path / "t"))
     (base / "board_gen.toml").write_text((base / "board_gen.toml").read_text()
                                          + row(3, 0, 20, 0.18, 1, 0.10))
     out = str(tmp_path / "out")
-    res = run_tune(TuneOptions(AuditOptions(tables=str(base), n=N, workers=2, out=out)),
+    res = run_tune(TuneOptions(AuditOptions(tables=str(base), n=N, scheduler=cluster, out=out)),
                    progress=False)
     fixed = {tuple(r["key"]): r["change"] for r in res.doc["rows"] if r["change"]}
     assert {(2, 0), (3, 0)} <= set(fixed)
@@ -133,14 +132,15 @@ def test_apply_only_some_rows(tmp_path):
 
 
 def run_cli(command: str):
+    """A printed command, its argv exactly as the shell splits it, through the command's
+    main in this process."""
     argv = shlex.split(command)
-    return subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:]],
-                          capture_output=True, text=True, timeout=120)
+    return cli_harness.run_cli(argv[0], *argv[1:])
 
 
-def test_tune_never_changes_a_locked_row(tmp_path):
+def test_tune_never_changes_a_locked_row(tmp_path, cluster):
     base = tables(tmp_path / "t", locked=True)
-    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, workers=2,
+    res = run_tune(TuneOptions(AuditOptions(tables=base, n=N, scheduler=cluster,
                                             out=str(tmp_path / "out"))), progress=False)
     assert res.doc["rows"] == [] and [r["label"] for r in res.doc["locked"]] == ["(2, 0)"]
     assert (res.folder / "tables" / "board_gen.toml").read_text() == \
