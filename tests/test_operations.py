@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from boardcore.errors import InputError
 from pipeline.jobs.audit import run_audit
@@ -127,9 +128,18 @@ def test_losing_the_cluster_mid_run_ends_with_exit_3(tmp_path, lose, says):
 
 # --------------------------------------------------------------------------- interrupts
 
+@pytest.fixture(scope="module")
+def clean_scaling(tmp_path_factory, cluster):
+    """The uninterrupted audit both interrupt tests compare with (the shared cluster)."""
+    return run_audit(AuditOptions(tables=str(SCALING), n=512, seeds_per_task=128,
+                                  scheduler=cluster, out=str(tmp_path_factory.mktemp("clean"))),
+                     progress=False)
+
+
 @pytest.mark.cluster
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig):
+def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig, cluster,
+                                                            clean_scaling):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables", SCALING,
                              "--n", "512", "--seeds-per-task", "128", "--workers", "2",
@@ -151,12 +161,11 @@ def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig):
     partial = next(out.glob("metric_v1/.partial-*"))
     assert not (out / "metric_v1" / partial.name.removeprefix(".partial-")).exists()
     run_id = partial.name.removeprefix(".partial-")
-    resumed = cli("audit", "--resume", run_id, "--workers", "2", "--out", out)
+    resumed = run_cli("minegen", "audit", "--resume", run_id, "--scheduler", cluster, "--out",
+                      out)
     assert resumed.returncode in (0, 1), resumed.stderr
-    clean = run_audit(AuditOptions(tables=str(SCALING), n=512, seeds_per_task=128, workers=2,
-                                   out=str(tmp_path / "clean")), progress=False)
     m = json.loads((out / "metric_v1" / run_id / "manifest.json").read_text())
-    assert m["records_sha256"] == clean.manifest["records_sha256"]
+    assert m["records_sha256"] == clean_scaling.manifest["records_sha256"]
     assert m["reused_rows"] and not partial.exists()
 
 
@@ -192,7 +201,7 @@ def test_every_unusable_out_exits_2_without_traceback(tmp_path, mounts):
         "no space left": (mounts["full"] / "out", "no space left"),
     }
     for name, (out, why) in cases.items():
-        p = cli("audit", "--rows", "1:0", "--n", "4", "--out", out, timeout=60)
+        p = run_cli("minegen", "audit", "--rows", "1:0", "--n", "4", "--out", out)
         assert p.returncode == 2, (name, p.stdout, p.stderr)
         assert why in p.stderr and "Traceback" not in p.stderr, (name, p.stderr)
     assert not list(mounts["full"].iterdir()) and a_file.read_text() == "x"
@@ -208,7 +217,7 @@ def test_every_unusable_out_exits_2_without_traceback(tmp_path, mounts):
 def test_profile_values_of_the_wrong_type_exit_2(tmp_path, body, why):
     profile = tmp_path / "p.toml"
     profile.write_text(body)
-    p = cli("audit", "--profile", profile, "--out", tmp_path / "out")
+    p = run_cli("minegen", "audit", "--profile", profile, "--out", tmp_path / "out")
     assert p.returncode == 2 and why in p.stderr and "Traceback" not in p.stderr, p.stderr
     assert not (tmp_path / "out").exists()
 
@@ -228,7 +237,7 @@ def test_optional_table_file_that_is_not_a_file_is_an_error(tmp_path):
     for name in ("board_gen.toml", "variation.toml"):
         (root / name).write_bytes((REPO / "tables" / name).read_bytes())
     (root / "economy.toml").mkdir()
-    p = cli("validate", "--tables", root)
+    p = run_cli("minegen", "validate", "--tables", root)
     assert p.returncode == 2 and "economy.toml" in p.stderr and "not a regular file" in \
         p.stderr and "Traceback" not in p.stderr
 
@@ -306,7 +315,7 @@ def test_version_and_help_on_every_option():
 
     from minegen.cli import build_parser
 
-    p = cli("--version")
+    p = run_cli("minegen", "--version")
     assert p.returncode == 0 and "generator_version" in p.stdout and "metric_version" in p.stdout
     missing = []
 
@@ -324,20 +333,23 @@ def test_version_and_help_on_every_option():
 
 @pytest.mark.cluster
 def test_first_run_compiles_once_and_says_so(tmp_path):
+    """An empty kernel cache (its folder named by the environment, which the compile
+    process and the workers inherit): the audit compiles once and says so; the next run
+    loads."""
     env = {"MINEGEN_KERNEL_CACHE": str(tmp_path / "cache")}
-    p = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out", tmp_path / "o",
-            env=env)
+    p = run_cli("minegen", "audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out",
+                tmp_path / "o", env=env)
     assert p.returncode == 0, p.stderr
     assert p.stderr.count("compiling kernels once for this machine") == 1
     assert "dashboard: http://127.0.0.1:" in p.stderr
-    again = cli("audit", "--rows", "1:0", "--n", "8", "--workers", "2", "--out",
-                tmp_path / "o", env=env)
+    again = run_cli("minegen", "audit", "--rows", "1:0", "--n", "8", "--workers", "2",
+                    "--out", tmp_path / "o", env=env)
     assert again.returncode == 0 and "compiling" not in again.stderr
 
 
-def test_a_relative_tables_path_is_stored_resolved(tmp_path):
-    p = cli("audit", "--tables", "tables", "--rows", "1:0", "--n", "4", "--workers", "1",
-            "--out", tmp_path / "out", cwd=REPO)
+def test_a_relative_tables_path_is_stored_resolved(tmp_path, cluster):
+    p = run_cli("minegen", "audit", "--tables", "tables", "--rows", "1:0", "--n", "4",
+                "--scheduler", cluster, "--out", tmp_path / "out", cwd=REPO)
     assert p.returncode == 0, p.stderr
     (manifest,) = (tmp_path / "out").rglob("manifest.json")
     assert json.loads(manifest.read_text())["table_root"] == str(REPO / "tables")
@@ -449,24 +461,25 @@ def test_a_peer_that_is_not_a_dask_scheduler_ends_in_exit_3(tmp_path, job, peer)
 
 
 @pytest.mark.cluster
-def test_a_read_only_archive_is_read_and_never_written(tmp_path):
+def test_a_read_only_archive_is_read_and_never_written(tmp_path, cluster):
     """An existing --out on a read-only file system: every command that writes exits 2 in
     one line; runs and diff, which only read, answer (diff says its page is not kept)."""
     out = tmp_path / "archive"
     _mount_tmpfs(out, "size=64m")
     try:
-        assert cli("audit", "--n", "4", "--workers", "1", "--out", out).returncode == 1
+        assert run_cli("minegen", "audit", "--n", "4", "--scheduler", cluster, "--out",
+                       out).returncode == 1
         subprocess.run(["mount", "-o", "remount,ro", str(out)], check=True)
         for job in (["audit", "--n", "4"], ["audit", "--generator", "tilegen", "--n", "2"],
                     ["sweep", "--row", "1:0", "--vary", "mine_density=0.10:0.12:0.01"],
                     ["tune", "--run", "LATEST"]):
-            p = cli(*job, "--out", out, timeout=60)
+            p = run_cli("minegen", *job, "--out", out)
             assert p.returncode == 2, (job, p.stderr)
             assert "read-only file system" in p.stderr and "Traceback" not in p.stderr, p.stderr
             assert p.stderr.strip().count("\n") == 0, p.stderr
-        p = cli("runs", "--out", out)
+        p = run_cli("minegen", "runs", "--out", out)
         assert p.returncode == 0 and "(LATEST)" in p.stdout, p.stderr
-        p = cli("diff", "LATEST", "LATEST", "--out", out)
+        p = run_cli("minegen", "diff", "LATEST", "LATEST", "--out", out)
         assert p.returncode == 0 and "HTML page: not written (read-only file system" in p.stdout
     finally:
         subprocess.run(["umount", str(out)], check=False)
@@ -518,7 +531,7 @@ def test_a_misspelled_table_file_is_named_not_ignored(tmp_path):
     (got,) = [d for d in tile_diagnostics(root / "tilematch") if d.category == "unknown_file"]
     assert got.file == "rule.toml" and "did you mean rules.toml?" in got.rule
     assert "missing" not in got.rule  # rules.toml is there: rule.toml is just extra
-    p = cli("validate", "--tables", root)
+    p = run_cli("minegen", "validate", "--tables", root)
     assert p.returncode == 0 and "[warning] unknown_file: econmy.toml" in p.stdout + p.stderr
 
 
