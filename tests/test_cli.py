@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import warnings
+
 import pytest
+from cli_harness import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tables"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONWARNINGS": "default"})
+    """``minegen ARGS`` in this process, every warning shown (as PYTHONWARNINGS=default
+    shows them to a process of its own)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        return run_cli("minegen", *args)
 
 
 def test_validate_default_root():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from minegen.plan import plan_row
 from minegen.table_loader import load_tables
@@ -66,7 +67,7 @@ def test_killed_worker_does_not_change_records():
     assert pl.concat([rows[i] for i in sorted(rows)]).equals(expected_records(plans, n))
 
 
-def test_killed_audit_resumes_to_the_same_report(tmp_path):
+def test_killed_audit_resumes_to_the_same_report(tmp_path, cluster):
     out = tmp_path / "reports"
     cmd = [sys.executable, "-m", "minegen.cli", "audit", "--tables", str(SCALING), "--n", "256",
            "--seeds-per-task", "64", "--workers", "1", "--out", str(out)]
@@ -87,9 +88,7 @@ def test_killed_audit_resumes_to_the_same_report(tmp_path):
     assert not (out / "metric_v1" / "LATEST").exists()  # no half report
     run_id = partial.name[len(".partial-"):]
 
-    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", run_id,
-                        "--workers", "2", "--out", str(out)], capture_output=True, text=True,
-                       timeout=600)
+    p = run_cli("minegen", "audit", "--resume", run_id, "--scheduler", cluster, "--out", out)
     assert p.returncode in (0, 1), p.stderr
     assert "resumed run" in p.stdout
     resumed = out / "metric_v1" / run_id
@@ -97,8 +96,9 @@ def test_killed_audit_resumes_to_the_same_report(tmp_path):
     assert len(manifest["reused_rows"]) >= done and manifest["resumed_from"] == run_id
     assert not partial.exists()
 
-    clean = run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64, workers=2,
-                                   out=str(tmp_path / "clean")), progress=False)
+    clean = run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64,
+                                   scheduler=cluster, out=str(tmp_path / "clean")),
+                      progress=False)
     assert pl.read_parquet(resumed / "records.parquet").equals(clean.records)
     assert manifest["records_sha256"] == clean.manifest["records_sha256"]
     assert pl.read_parquet(resumed / "aggregates.parquet").equals(
@@ -109,9 +109,7 @@ def test_killed_audit_resumes_to_the_same_report(tmp_path):
 
 
 def test_resume_rejects_run_options_and_unknown_runs(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", "nope",
-                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    p = run_cli("minegen", "audit", "--resume", "nope", "--out", tmp_path)
     assert p.returncode == 2 and "no interrupted run" in p.stderr and "Traceback" not in p.stderr
-    p = subprocess.run([sys.executable, "-m", "minegen.cli", "audit", "--resume", "x", "--n", "8",
-                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    p = run_cli("minegen", "audit", "--resume", "x", "--n", "8", "--out", tmp_path)
     assert p.returncode == 2 and "--n" in p.stderr

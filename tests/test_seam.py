@@ -4,13 +4,11 @@ needs a capability the generator does not declare."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from pipeline.generator import CORE, Generator, Sweep, Tune, load_generator
 
@@ -65,9 +63,8 @@ def test_something_that_is_not_a_generator_is_refused(monkeypatch):
 
 
 def _cli(*args, cwd):
-    env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=cwd)
+    """``minegen ARGS`` in this process (``toygen`` imports from tests/, on its path)."""
+    return run_cli("minegen", *args, cwd=cwd)
 
 
 @pytest.mark.parametrize("job", [

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from cli_harness import run_cli
 
 from boardcore.streams import derive_at
 from pipeline.generator import load_generator
@@ -42,10 +43,9 @@ def by_hand(name: str, size: int, p: float, n: int) -> float:
     return hits / n
 
 
-def cli(*args, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "minegen.cli", *args], capture_output=True,
-                          text=True, timeout=300, env=env, **kw)
+def cli(*args, cwd=None) -> subprocess.CompletedProcess:
+    """``minegen ARGS`` in this process (``toygen`` imports from tests/, on its path)."""
+    return run_cli("minegen", *args, cwd=cwd)
 
 
 def test_the_toy_is_a_generator():
@@ -53,10 +53,10 @@ def test_the_toy_is_a_generator():
     assert gen.name == "toygen" and gen.key_fields == ("name", "size")
 
 
-def test_audit_by_the_same_engine(tmp_path):
+def test_audit_by_the_same_engine(tmp_path, cluster):
     out = tmp_path / "reports"
     p = cli("audit", "--generator", GEN, "--tables", tables(tmp_path / "t"), "--n", "200",
-            "--workers", "2", "--seeds-per-task", "64", "--out", str(out))
+            "--scheduler", cluster, "--seeds-per-task", "64", "--out", str(out))
     assert p.returncode == 1, p.stderr  # beta/1 (p = 0.2) and alpha/2 fail line H
     assert "H failed on" in p.stdout and "beta/1" in p.stdout and "Traceback" not in p.stderr
     run = next((out / "toygen" / "metric_v1").glob("2*"))
@@ -101,7 +101,7 @@ def killed_audit(out: Path, root: str) -> Path:
     return partial
 
 
-def test_resume_by_folder_or_prefix_finishes_where_the_run_is(tmp_path):
+def test_resume_by_folder_or_prefix_finishes_where_the_run_is(tmp_path, cluster):
     """``--resume`` takes a run folder's path (from anywhere, no --out: the run finishes
     beside its folder and repoints that --out's LATEST) or a unique prefix of its id."""
     out = tmp_path / "archive" / "reports"
@@ -109,7 +109,7 @@ def test_resume_by_folder_or_prefix_finishes_where_the_run_is(tmp_path):
     partial = killed_audit(out, root)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    p = cli("audit", "--generator", GEN, "--resume", str(partial), "--workers", "1",
+    p = cli("audit", "--generator", GEN, "--resume", str(partial), "--scheduler", cluster,
             cwd=elsewhere)
     assert p.returncode == 1, p.stderr
     run_id = partial.name.removeprefix(".partial-")
@@ -120,44 +120,45 @@ def test_resume_by_folder_or_prefix_finishes_where_the_run_is(tmp_path):
     run_id = partial.name.removeprefix(".partial-")
     p = cli("audit", "--generator", GEN, "--resume", str(partial), "--out", str(tmp_path / "x"))
     assert p.returncode == 2 and "drop --out" in p.stderr, p.stderr
-    p = cli("audit", "--generator", GEN, "--resume", run_id[:-3], "--workers", "1", "--out",
-            str(out))
+    p = cli("audit", "--generator", GEN, "--resume", run_id[:-3], "--scheduler", cluster,
+            "--out", str(out))
     assert p.returncode == 1, p.stderr
     assert (out / "toygen" / "metric_v1" / run_id / "manifest.json").is_file()
 
 
-def test_resume_after_a_kill_equals_a_clean_run(tmp_path):
+def test_resume_after_a_kill_equals_a_clean_run(tmp_path, cluster):
     out = tmp_path / "reports"
     root = tables(tmp_path / "t", delay=0.4)
     partial = killed_audit(out, root)
     done = len(list(partial.glob("shards/*.json")))
     assert 1 <= done < len(ROWS)
     run_id = partial.name.removeprefix(".partial-")
-    p = cli("audit", "--generator", GEN, "--resume", run_id, "--workers", "1", "--out", str(out))
+    p = cli("audit", "--generator", GEN, "--resume", run_id, "--scheduler", cluster, "--out",
+            str(out))
     assert p.returncode == 1, p.stderr
     assert f"{done} row(s) reused from shards" in p.stdout and not partial.exists()
     resumed = json.loads((out / "toygen" / "metric_v1" / run_id / "manifest.json").read_text())
-    clean = run_audit(AuditOptions(generator=GEN, tables=root, n=50, workers=2,
+    clean = run_audit(AuditOptions(generator=GEN, tables=root, n=50, scheduler=cluster,
                                    out=str(tmp_path / "clean")), progress=False)
     assert resumed["records_sha256"] == clean.manifest["records_sha256"]
     assert pl.read_parquet(out / "toygen" / "metric_v1" / run_id / "records.parquet").equals(
         clean.records)
 
 
-def test_diff_and_sweep_by_the_same_code(tmp_path):
+def test_diff_and_sweep_by_the_same_code(tmp_path, cluster):
     out = tmp_path / "reports"
-    a = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "a"), n=100, workers=1,
-                               out=str(out)), progress=False)
+    a = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "a"), n=100,
+                               scheduler=cluster, out=str(out)), progress=False)
     moved = [(n, s, 0.6 if (n, s) == ("beta", 1) else p) for n, s, p in ROWS]
     b = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "b", moved), n=100,
-                               workers=1, out=str(out)), progress=False)
+                               scheduler=cluster, out=str(out)), progress=False)
     p = cli("diff", a.run_dir.name, b.run_dir.name, "--out", str(out))
     assert p.returncode == 0, p.stderr
     assert "1 changed" in p.stdout and "| H | beta/1 | fail | pass |" in p.stdout
     assert "p 0.2 → 0.6" in p.stdout
 
     p = cli("sweep", "--generator", GEN, "--row", "beta:1", "--vary", "p=0.3:0.7:0.1",
-            "--n", "100", "--workers", "1", "--tables", tables(tmp_path / "s"),
+            "--n", "100", "--scheduler", cluster, "--tables", tables(tmp_path / "s"),
             "--out", str(out))
     assert p.returncode == 0, p.stderr
     doc = json.loads((Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
@@ -170,11 +171,11 @@ def test_diff_and_sweep_by_the_same_code(tmp_path):
     assert np.isclose(doc["values"][0]["hit_share"], by_hand("beta", 1, 0.3, 100))
 
 
-def test_a_core_only_generator_audits_on_its_defaults(tmp_path):
+def test_a_core_only_generator_audits_on_its_defaults(tmp_path, cluster):
     """``AUDIT_ONLY`` declares the core and nothing else: the defaults carry its audit."""
     out = tmp_path / "reports"
     p = cli("audit", "--generator", "toygen:AUDIT_ONLY", "--tables", tables(tmp_path / "t"),
-            "--n", "64", "--workers", "1", "--out", str(out))
+            "--n", "64", "--scheduler", cluster, "--out", str(out))
     assert p.returncode == 1 and "H failed on" in p.stdout, p.stderr
     run = next((out / "toygen" / "metric_v1").glob("2*"))
     assert {"report.html", "aggregates.parquet", "assertions.json"} <= {
