@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 N      ?= 256
 OUT    ?= reports
 
-.PHONY: venv test test-fast audit audit-tilematch audit-daily bench bench-tilematch validate clean
+.PHONY: venv test test-fast coverage audit audit-tilematch audit-daily bench bench-tilematch validate clean
 
 venv: $(STAMP)
 
@@ -16,15 +16,25 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install -q -c requirements.lock -e '.[dev]'
 	touch $(STAMP)
 
-# The test command (.ci/run calls it). pytest exit 5 = "no tests collected": that is a failure here.
+# The test command (.ci/run calls it): two pytest-xdist workers; tests that share a module's
+# fixture run on one worker (conftest.py). pytest exit 5 = "no tests collected": a failure here.
+XDIST  ?= -n 2 --dist loadgroup
 test: $(STAMP)
-	@$(PY) -m pytest -q $(PYTEST_ARGS); rc=$$?; \
+	@$(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The quick lane for a developer's loop: no cluster, nothing marked slow (about a minute).
 test-fast: $(STAMP)
-	@MINEGEN_FUZZ_SCALE=0.2 $(PY) -m pytest -q -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
+	@MINEGEN_FUZZ_SCALE=0.2 $(PY) -m pytest -q $(XDIST) -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# Line coverage of the whole suite (one process, subprocesses and Dask workers measured
+# too): the figure a change to the suite must not lower. Data under .coverage_data/.
+coverage: $(STAMP)
+	rm -rf .coverage_data && mkdir -p .coverage_data
+	COVERAGE_FILE=$(CURDIR)/.coverage_data/.coverage $(PY) -m coverage run -m pytest -q -p no:xdist $(PYTEST_ARGS) || true
+	COVERAGE_FILE=$(CURDIR)/.coverage_data/.coverage $(PY) -m coverage combine -q
+	COVERAGE_FILE=$(CURDIR)/.coverage_data/.coverage $(PY) -m coverage report | tail -1
 
 # The main job: the F4 audit of the default table on the embedded LocalCluster.
 audit: $(STAMP)
@@ -52,4 +62,4 @@ validate: $(STAMP)
 	$(VENV)/bin/minegen validate
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .coverage_data

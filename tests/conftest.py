@@ -19,6 +19,47 @@ def _tree(root: Path) -> set[str]:
     return {str(p.relative_to(REPO)) for d in _REPO_OUTPUTS for p in (REPO / d).rglob("*")}
 
 
+# pytest-xdist (``make test``: ``-n 2 --dist loadgroup``). A test module that defines a
+# module- or session-scoped fixture (other than the ones each worker may build for itself:
+# PER_WORKER) runs whole on one worker, so that fixture is built once; every other test is
+# scheduled on its own. The modules are found by reading their source (the controller
+# collects nothing), and tests/test_house.py holds the reading to what pytest collects.
+PER_WORKER = {"cluster", "browser", "node", "default_tables", "fixture_tables"}
+
+
+def shared_fixture_modules(folder: Path = Path(__file__).parent) -> set[str]:
+    """Names of the test modules (``test_x.py``) that define a shared fixture."""
+    import ast
+
+    found = set()
+    for path in sorted(folder.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef) or node.name in PER_WORKER:
+                continue
+            for dec in node.decorator_list:
+                scope = next((k.value.value for k in getattr(dec, "keywords", ())
+                              if k.arg == "scope" and isinstance(k.value, ast.Constant)), None)
+                if scope in ("module", "session"):
+                    found.add(path.name)
+    return found
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup, by module where a module shares a fixture (see above)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    grouped = shared_fixture_modules()
+
+    class SharedFixturesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.rsplit("/", 1)[-1] in grouped else nodeid
+
+    return SharedFixturesTogether(config, log)
+
+
 def pytest_sessionstart(session) -> None:
     session.config._repo_tree = _tree(REPO)
 

@@ -277,3 +277,22 @@ def test_in_order_feeding_holds_a_few_rows_and_rereads_the_rest():
     assert rec.fed == [(0, 1), (1, 2), (2, 3), (3, 4)]  # fed as soon as contiguous
     assert feeder.drain() == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]
     assert reads == [0, 4, 5]  # the earlier run's row, the never-arrived row, the dropped one
+
+
+def test_modules_sharing_a_fixture_are_scheduled_whole(request):
+    """The xdist scheduler (conftest.py) keeps a module on one worker when it defines a
+    module- or session-scoped fixture; read from the source, the set must hold every module
+    whose collected tests use such a fixture (else that fixture is built on both workers)."""
+    from conftest import PER_WORKER, shared_fixture_modules
+
+    grouped = shared_fixture_modules()
+    using = set()
+    for item in request.session.items:
+        info = getattr(item, "_fixtureinfo", None)
+        for name, defs in (info.name2fixturedefs.items() if info else ()):
+            owner = Path(str(defs[-1].baseid).split("::")[0]).name
+            if (name not in PER_WORKER and defs[-1].scope in ("module", "session")
+                    and owner.startswith("test_")):
+                using.add(Path(item.path).name)
+    assert using <= grouped, sorted(using - grouped)
+    assert "test_pages_browser.py" in grouped and "test_fuzz_tables.py" not in grouped
