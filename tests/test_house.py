@@ -296,3 +296,28 @@ def test_modules_sharing_a_fixture_are_scheduled_whole(request):
                 using.add(Path(item.path).name)
     assert using <= grouped, sorted(using - grouped)
     assert "test_pages_browser.py" in grouped and "test_fuzz_tables.py" not in grouped
+
+
+def test_rows_collected_each_equal_rows_collected_alone_and_bad_records_still_raise(
+        default_tables):
+    """``collect_each`` (a tune's candidates, a sweep's values) validates the records in
+    batches, then collects each row alone: the same digest and aggregates as collecting it
+    by itself, in every batching; a block that breaks the declared record still raises."""
+    from minegen.plan import plan_row
+    from pipeline.analysis.collect import collect, collect_each
+    from pipeline.analysis.records import RecordsError
+    from pipeline.engine.tasks import run_block
+
+    keys = [(1, 0), (2, 4), (3, 4)]
+    frames = [(i, run_block(GENERATOR, plan_row(default_tables, lv, dp), 0, 8))
+              for i, (lv, dp) in enumerate(keys)]
+    alone = [collect(GENERATOR, [f], None) for f in frames]
+    for batch in (1, 9, 10_000):  # a batch per row, batches across rows, one batch
+        each = list(collect_each(GENERATOR, frames, batch_boards=batch))
+        assert [p for p, _ in each] == [0, 1, 2]
+        for (_, got), want in zip(each, alone):
+            assert got.records_sha256 == want.records_sha256
+            assert got.rows.equals(want.rows) and got.boards == want.boards == 8
+    broken = frames[1][1].with_columns(pl.lit(5).cast(pl.Int64).alias("width"))  # ge 8
+    with pytest.raises(RecordsError, match="width"):
+        list(collect_each(GENERATOR, [frames[0], (1, broken)], batch_boards=10_000))

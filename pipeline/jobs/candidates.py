@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..analysis import cost
 from ..analysis import lines as L
-from ..analysis.collect import ROW, collect
+from ..analysis.collect import ROW, collect_each
 from ..engine.run import execute
 from ..options import AuditOptions
 from ..store import runs
@@ -121,7 +121,8 @@ def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: st
                  a.seeds_per_task, store, expects, progress, what="tune",
                  announce=announce) as ex:
         ex.close_soon()
-        verdicts = [_verdict(gen, store, i) for i in range(len(plans))]
+        verdicts = [_verdict(gen, got)
+                    for _, got in collect_each(gen, store.rows(list(range(len(plans)))))]
     for (key, entry), v in zip(meta, verdicts):
         out[key].append(_evaluated(gen, base.rows.get(key) or {}, entry, v))
     for key in out:
@@ -130,8 +131,8 @@ def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: st
     return out, ex.scheduler
 
 
-def _verdict(gen, store: ShardStore, pos: int) -> dict:
-    got = collect(gen, store.rows([pos]), None)
+def _verdict(gen, got) -> dict:
+    """A candidate's lines and figures from its collected records."""
     frame = gen.row_columns(got.rows.drop(ROW), None)
     results, _ = L.evaluate(frame, gen.lines, gen.key_fields)
     hard = [r for r in results if r["hard"] and r["applies"]]

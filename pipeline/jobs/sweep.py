@@ -39,7 +39,7 @@ import polars as pl
 from boardcore.errors import InputError
 
 from ..analysis import lines as L
-from ..analysis.collect import ROW, collect
+from ..analysis.collect import ROW, collect_each
 from ..engine.run import execute
 from ..engine.interrupts import interruptible
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
@@ -263,8 +263,8 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                                       what="sweep") as ex:
             ex.close_soon()  # every value is on disk: the cluster closes while we evaluate
             by_pos, digests = {}, {}
-            for pos in range(len(plans)):  # one value at a time: its own records digest
-                got = collect(gen, store.rows([pos]), None)
+            # one value at a time (its own records digest), validated in batches
+            for pos, got in collect_each(gen, store.rows(list(range(len(plans))))):
                 by_pos.update(_evaluated(gen, got.rows.with_columns(pl.lit(pos).alias(ROW))))
                 digests[valid[pos]] = got.records_sha256
             values = []
