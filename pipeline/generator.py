@@ -121,6 +121,16 @@ class Generator(ABC):
         once, in a process of its own, before any worker starts."""
         return False
 
+    def compile_parts(self) -> tuple:
+        """Picklable callables that each compile a part of what ``warm`` compiles, into the
+        same cache; a cold machine runs them at the same time, each in a process of its
+        own, before ``warm`` (which then loads them). Default: none."""
+        return ()
+
+    # Seconds a first compile takes on a 2-core machine (measured: benchmarks/compile.py),
+    # for the line that announces it; 0: unknown.
+    compile_seconds = 0
+
     def label(self, key: tuple) -> str:
         """A key as people read it in reports, e.g. ``(2, 4)``."""
         return "(" + ", ".join(str(v) for v in key) + ")"

@@ -62,6 +62,29 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_sessionstart(session) -> None:
     session.config._repo_tree = _tree(REPO)
+    if not hasattr(session.config, "workerinput"):  # once, in the controller
+        _compile_kernels_once(session.config)
+
+
+def _compile_kernels_once(config) -> None:
+    """A machine without the compiled kernels compiles them here, both games at the same
+    time (each split into its parts, as an audit does), instead of inside whichever test
+    first calls a kernel while the other worker compiles the same ones."""
+    import time
+
+    from pipeline.engine.run import CompileOnce
+    from pipeline.generator import load_generator
+
+    cold = [g for g in (load_generator("minegen"), load_generator("tilegen")) if g.cold()]
+    if not cold:
+        return
+    say = config.pluginmanager.get_plugin("terminalreporter")
+    t0 = time.monotonic()
+    jobs = [CompileOnce(g, lambda line, g=g: say.write_line(f"{g.name}: {line}"))
+            for g in cold]
+    for job in jobs:
+        job.wait()
+    say.write_line(f"kernels compiled in {time.monotonic() - t0:.1f} s")
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

@@ -50,7 +50,25 @@ def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
     """(ints, sel, board, occ, seconds): the kernel's blocks for ``seeds``; board/occ are
     the returned board of the last seed. ``closing``: per board, the closing work it gets
     (bits ``codes.Close``; default all of it). Raises DefectError on a broken invariant."""
-    from ._kernels import attempt, compiling, search, sim  # numba loads here, not on import
+    from ._kernels import attempt, compiling  # numba loads here, not on import
+
+    args = _entry_args(plan, seeds, closing)
+    ints, sel, board, occ = args[9:13]
+    t0 = time.perf_counter()
+    if not attempt.generate_tile_boards.signatures:
+        with compiling():
+            code, at = attempt.generate_tile_boards(*args)
+    else:
+        code, at = attempt.generate_tile_boards(*args)
+    seconds = time.perf_counter() - t0
+    if code != Defect.NONE:
+        raise_defect(int(code), plan, int(seeds[at]))
+    return ints, sel, board, occ, seconds
+
+
+def _entry_args(plan: TilePlan, seeds: np.ndarray, closing=None) -> tuple:
+    """The entry kernel's arguments for ``seeds`` (its outputs and scratch allocated here)."""
+    from ._kernels import search, sim
 
     k = plan.kernel_inputs()
     n, T = len(seeds), plan.total_pieces
@@ -62,19 +80,28 @@ def run_seeds(plan: TilePlan, seeds: np.ndarray, closing=None):
     memo = search.make_memo(plan.rules.dfs_node_cap)
     if closing is None:
         closing = np.full(n, int(ALL_CLOSING), dtype=np.int64)
-    args = (np.asarray(seeds, dtype=np.uint64), np.asarray(closing, dtype=np.int64), k.prm,
+    return (np.asarray(seeds, dtype=np.uint64), np.asarray(closing, dtype=np.int64), k.prm,
             k.city_cat, k.city_weight, k.ppe, k.layer_counts, k.anchors, k.lane_xs, ints, sel,
             board, occ, work, memo)
-    t0 = time.perf_counter()
-    if not attempt.generate_tile_boards.signatures:
-        with compiling():
-            code, at = attempt.generate_tile_boards(*args)
-    else:
-        code, at = attempt.generate_tile_boards(*args)
-    seconds = time.perf_counter() - t0
-    if code != Defect.NONE:
-        raise_defect(int(code), plan, int(seeds[at]))
-    return ints, sel, board, occ, seconds
+
+
+PARTS = ("loop", "closing")  # the halves of the entry's compile, each a process of its own
+
+
+def compile_part(part: str) -> None:
+    """Compile one half of the entry kernel's callees (``PARTS``; decision 207) into the
+    kernel cache, without running anything: the attempt loop's kernels or the closing
+    work's. Two processes compile the two halves at once on a cold machine, then
+    ``warm_up`` compiles the entry itself and loads them."""
+    import numba
+
+    from ._kernels import attempt, compiling
+
+    kernel = {"loop": attempt.loop_types, "closing": attempt.closing_types}[part]
+    plan = warm_plan()
+    args = _entry_args(plan, seeds_of(plan, -1, 2), closing_of(plan, -1, 2))
+    with compiling():
+        kernel.compile(tuple(numba.typeof(a) for a in args))
 
 
 def run_block(plan: TilePlan, first: int, count: int) -> dict[str, np.ndarray]:

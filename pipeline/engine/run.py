@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import pickle
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,29 +116,61 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
 
 
 class CompileOnce:
-    """Compile the generator's kernels once for this machine, in a process of its own (the
-    client never loads them), while the cluster starts: every worker then loads the cache
-    instead of all of them compiling the same kernels at the same time."""
+    """Compile the generator's kernels once for this machine, in processes of their own
+    (the client never loads them), while the cluster starts: every worker then loads the
+    cache instead of all of them compiling the same kernels at the same time. The
+    generator's ``compile_parts`` run first, at the same time (one process each, as many
+    at once as there are CPUs), then ``warm``, which loads what they compiled."""
 
-    CODE = "import pickle, sys; pickle.load(sys.stdin.buffer).warm()"
+    CODE = "import pickle, sys; pickle.load(sys.stdin.buffer)()"
 
     def __init__(self, gen, announce: Callable[[str], None] | None = None):
         self.announce = announce
         if announce is not None:
-            announce("compiling kernels once for this machine (a few seconds; later runs "
-                     "load them)")
-        self.proc = subprocess.Popen([sys.executable, "-c", self.CODE], stdin=subprocess.PIPE,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.proc.stdin.write(pickle.dumps(gen))
-        self.proc.stdin.close()
+            took = (f"about {gen.compile_seconds} s on a 2-core machine" if gen.compile_seconds
+                    else "a few seconds")
+            announce(f"compiling kernels once for this machine ({took}; later runs load "
+                     "them)")
+        self.procs: list[subprocess.Popen] = []
+        self.failed: list[str] = []
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, args=(gen,), name="compile-once",
+                                        daemon=True)
+        self._thread.start()
+
+    def _spawn(self, fn) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", self.CODE], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.procs.append(proc)
+        proc.stdin.write(pickle.dumps(fn))
+        proc.stdin.close()
+        return proc
+
+    def _finish(self, proc: subprocess.Popen) -> None:
+        err = proc.stderr.read().decode(errors="replace").strip()
+        if proc.wait() != 0 and not self._stopped:
+            self.failed.append(err.splitlines()[-1] if err else "(no message)")
+
+    def _run(self, gen) -> None:
+        parts = list(gen.compile_parts())
+        width = max(1, os.cpu_count() or 1)
+        for i in range(0, len(parts), width):  # at most one process per CPU at a time
+            running = [self._spawn(fn) for fn in parts[i:i + width] if not self._stopped]
+            for proc in running:
+                self._finish(proc)
+        if not self._stopped:
+            self._finish(self._spawn(gen.warm))
 
     def wait(self) -> None:
-        err = self.proc.stderr.read().decode(errors="replace").strip()
-        if self.proc.wait() != 0 and self.announce is not None:  # not fatal: workers compile
+        self._thread.join()
+        if self.failed and self.announce is not None:  # not fatal: workers compile
             self.announce("compiling once failed; each worker compiles instead: "
-                          + (err.splitlines()[-1] if err else "(no message)"))
+                          + self.failed[-1])
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self._stopped = True
+        for proc in list(self.procs):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self._thread.join(timeout=30)

@@ -32,6 +32,22 @@ from . import layout, rescue, search, sim
 
 
 @njit(cache=True, nogil=True)
+def _copy1(dst, src):
+    """dst[:] = src for arrays of one length, element by element: numba compiles a slice
+    assignment with its broadcasting check and error message, seconds of a cold compile."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True, nogil=True)
+def _copy2(dst, src):
+    """dst[:, :] = src for arrays of one shape (see ``_copy1``)."""
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True, nogil=True)
 def _gate_excess(stats, prm):
     """(g1_low, g1_high, g2_low, distance) of one simulated attempt; distance in units of
     1 / (BP * runs): max(0, tf_min - tf) + max(0, tf - tf_max) + max(0, ta_min - ta)."""
@@ -53,7 +69,7 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
     tools' budgets at 0; only the assisted runs are played). ``memo`` is unused (kept for
     the callers of the earlier signature). Returns a Defect code."""
     lost = work.lost
-    prm_v[:] = prm
+    _copy1(prm_v, prm)
     prm_v[P.SLOT_RULE] = 1 - prm[P.SLOT_RULE]
     _, defect = sim.batch(elem, occ, prm_v, seed, k, 3, stats, work, lost)
     if defect != 0:
@@ -61,7 +77,7 @@ def _variants(elem, occ, prm, prm_v, seed, k, stats, work, memo, row):
     row[R.ALT_SLOT_TF_WINS] = stats[S.TF_WINS]
     row[R.ALT_SLOT_TA_WINS] = stats[S.TA_WINS]
     for t in range(3):  # codes.Tool order: remove, shuffle, undo
-        prm_v[:] = prm
+        _copy1(prm_v, prm)
         for u in range(3):
             if u != t:
                 prm_v[P.BUDGET_REMOVE + u] = 0
@@ -106,6 +122,68 @@ def _covers_categories(sel, city_cat, E):
 
 
 @njit(cache=True, nogil=True)
+def loop_types(seeds, closing, prm, city_cat, city_weight, ppe, layer_counts, anchors,
+               lane_xs, ints, sel_out, board_out, occ_out, work, memo):
+    """Compiled, never run (``batch.compile_part``, decision 207): the attempt loop's calls,
+    the rule variants (the same simulator) and the tools to win, with the argument types
+    ``generate_tile_boards`` gives them (same parameters, same locals), so a process of its
+    own compiles those kernels while another compiles the closing work's; the entry then
+    loads both from the cache. A type that differs here only costs time: the entry compiles
+    what it does not find (tests/test_compile_scope.py holds the two to one signature)."""
+    T = prm[P.T]
+    E = prm[P.E]
+    st = np.zeros(2, dtype=np.uint64)
+    board = np.zeros((T, N_B), dtype=np.int32)
+    occ = np.zeros(T, dtype=np.uint64)
+    lay = np.zeros(N_V, dtype=np.int64)
+    stats = np.zeros(N_S, dtype=np.int64)
+    lost = np.zeros((2, 3 * max(1, prm[P.RUNS]), 3), dtype=np.uint64)
+    elem = np.zeros(T, dtype=np.int32)
+    sel = np.zeros(E, dtype=np.int32)
+    seed = seeds[0]
+    cur = 0
+    pcg_seed(st, seed, np.uint64(LAYOUT_SEQ))
+    layout.select_elements(st, city_cat, city_weight, E, sel)
+    ok = _covers_categories(sel, city_cat, E)
+    for k in range(1, MAX_ATTEMPTS + 1):
+        layout.draw_layout(st, ppe, layer_counts, anchors, prm, board)
+        layout.build_graph(board, T, prm[P.PIECE], occ)
+        defect = layout.layout_defect(board, occ, prm, layer_counts, lane_xs)
+        layout.layout_checks(board, occ, prm, E, lay)
+        n_lost, defect = sim.batch(elem, occ, prm, seed, k, 3, stats, work, lost[cur])
+        low, high, assist, dist = _gate_excess(stats, prm)
+        row = ints[0]
+        prm_v = prm.copy()
+        defect += _variants(elem, occ, prm, prm_v, seed, np.int64(k), stats, work, memo, row)
+        row[R.TOOLS_TO_WIN] = _tools_to_win(elem, occ, prm, row[R.SOLVABLE], memo)
+        return n_lost + defect + dist + (1 if ok else 0)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def closing_types(seeds, closing, prm, city_cat, city_weight, ppe, layer_counts, anchors,
+                  lane_xs, ints, sel_out, board_out, occ_out, work, memo):
+    """Compiled, never run: the closing work's search from the start and the diagnostics,
+    with the types ``generate_tile_boards`` gives them; see ``loop_types`` (the two halves
+    take about the same time to compile)."""
+    T = prm[P.T]
+    E = prm[P.E]
+    best_occ = np.zeros(T, dtype=np.uint64)
+    stats = np.zeros(N_S, dtype=np.int64)
+    lost = np.zeros((2, 3 * max(1, prm[P.RUNS]), 3), dtype=np.uint64)
+    elem = np.zeros(T, dtype=np.int32)
+    row = ints[0]
+    cur = 0
+    best_lost = np.int64(0)  # an int64 as in the entry (a bare 0 would type as a literal)
+    result, nodes = search.solve(elem, best_occ, T, E, np.uint64(0), np.int64(0), -1,
+                                 prm[P.SLOT_RULE], prm[P.DFS_CAP], memo)
+    row[R.SOLVABLE] = result
+    defect = sim.diagnose_lost(elem, best_occ, prm, lost[1 - cur], best_lost, stats, work,
+                               memo)
+    return defect + nodes
+
+
+@njit(cache=True, nogil=True)
 def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_counts, anchors,
                          lane_xs, ints, sel_out, board_out, occ_out, work, memo):
     """Fill ``ints[b]`` (R slots) and ``sel_out[b]`` for every seed; the returned board of
@@ -132,7 +210,8 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
     prm_v = prm.copy()  # the rule variants' parameters
     for b in range(seeds.shape[0]):
         row = ints[b]
-        row[:] = 0
+        for i in range(row.shape[0]):
+            row[i] = 0
         seed = seeds[b]
         pcg_seed(st, seed, np.uint64(LAYOUT_SEQ))
         layout.select_elements(st, city_cat, city_weight, E, sel)
@@ -169,9 +248,9 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
                     best_fails = lay[V.FAILS]
                     best_click = lay[V.CLICKABLE]
                     best_k = k
-                    best[:, :] = board
-                    best_occ[:] = occ
-                    best_lay[:] = lay
+                    _copy2(best, board)
+                    _copy1(best_occ, occ)
+                    _copy1(best_lay, lay)
                 continue
             for p in range(T):
                 elem[p] = board[p, B.ELEM]
@@ -191,10 +270,10 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
                 best_valid = True
                 best_dist = dist
                 best_k = k
-                best[:, :] = board
-                best_occ[:] = occ
-                best_lay[:] = lay
-                best_stats[:] = stats
+                _copy2(best, board)
+                _copy1(best_occ, occ)
+                _copy1(best_lay, lay)
+                _copy1(best_stats, stats)
                 best_lost = n_lost
                 cur = 1 - cur
             if dist == 0:
@@ -221,7 +300,7 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
         for p in range(T):
             elem[p] = best[p, B.ELEM]
         if best_valid:
-            stats[:] = best_stats
+            _copy1(stats, best_stats)
         else:
             best_lost, defect = sim.batch(elem, best_occ, prm, seed, best_k, 3, stats, work,
                                           lost[1 - cur])
@@ -269,6 +348,6 @@ def generate_tile_boards(seeds, closing, prm, city_cat, city_weight, ppe, layer_
                 row[i] = -1
             row[R.TOOLS_TO_WIN] = -2
         row[R.DIAGNOSED] = 1 if diagnosed else 0
-        board_out[:, :] = best
-        occ_out[:] = best_occ
+        _copy2(board_out, best)
+        _copy1(occ_out, best_occ)
     return 0, -1

@@ -11,6 +11,8 @@ diagnostics D: ``sections``; tuning along the 05 §16 ladder: ``tune``.
 
 from __future__ import annotations
 
+import functools
+
 from typing import Any
 
 import numpy as np
@@ -148,6 +150,13 @@ class TilegenAudit(Generator, Tune, Daily):
         from ..batch import is_warm
 
         return not is_warm()
+
+    def compile_parts(self) -> tuple:
+        from ..batch import PARTS, compile_part
+
+        return tuple(functools.partial(compile_part, part) for part in PARTS)
+
+    compile_seconds = 20  # benchmarks/compile.py on the 2-core reference machine
 
     # -------------------------------------------------------------------- analysis
     def calibrated(self, path: str) -> TilegenAudit:
