@@ -12,6 +12,7 @@ import argparse
 import json
 import multiprocessing as mp
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +24,9 @@ from pipeline.engine.tasks import run_block, warm
 from minegen.audit.generator import GENERATOR
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
 
 TABLES = Path(__file__).parent / "tables" / "scaling"
 
@@ -69,6 +73,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--seeds-per-task", type=int, default=512)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
     a = ap.parse_args()
     runs = {"dask1": [], "dask2": [], "pool2": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +84,7 @@ def main() -> None:
     med = {k: {m: statistics.median(r[m] for r in v) for m in ("wall", "generate")}
            for k, v in runs.items()}
     shas = {r["sha"] for k in ("dask1", "dask2") for r in runs[k]}
-    print(json.dumps({
+    result = {
         "n": a.n, "seeds_per_task": a.seeds_per_task, "repeats": a.repeats,
         "boards": runs["pool2"][0]["boards"], "median_s": med,
         "efficiency_2w_generate": med["dask1"]["generate"] / (2 * med["dask2"]["generate"]),
@@ -89,7 +94,26 @@ def main() -> None:
         "dask_vs_pool_generate": med["dask2"]["generate"] / med["pool2"]["generate"],
         "dask_vs_pool_wall": med["dask2"]["wall"] / med["pool2"]["wall"],
         "records_identical_1w_2w": len(shas) == 1,
-    }, indent=1))
+    }
+    print(json.dumps(result, indent=1))
+    if a.doc:
+        r = result
+        rows = [["generation, 1 worker / 2 workers",
+                 f"{med['dask1']['generate']:.1f} s / {med['dask2']['generate']:.1f} s",
+                 "one worker ≥ 20 s"],
+                ["parallel efficiency 2 vs 1 worker (generation / whole wall)",
+                 f"{r['efficiency_2w_generate']:.2f} / {r['efficiency_2w_wall']:.2f}", "≥ 0.85"],
+                ["non-generation share of the wall, 2 workers",
+                 f"{100 * r['overhead_share_2w']:.1f} %", "≤ 15 %"],
+                ["Dask vs `multiprocessing.Pool(2)` over the same blocks (generation / wall)",
+                 f"{r['dask_vs_pool_generate']:.2f}× / {r['dask_vs_pool_wall']:.2f}×", "≤ 1.15×"],
+                ["records of the 1- and 2-worker runs",
+                 "byte-identical" if r["records_identical_1w_2w"] else "DIFFER", "identical"]]
+        perfdoc.write_section("audit-scaling", "Audit scaling", perfdoc.table(
+            ["measure", "measured", "bound"], rows) + (
+            f"\n\nBenchmark table `benchmarks/tables/scaling` (12 heavy rows), N = {a.n}, "
+            f"`--seeds-per-task {a.seeds_per_task}`, {r['boards']} boards; medians of "
+            f"{a.repeats}."))
 
 
 if __name__ == "__main__":

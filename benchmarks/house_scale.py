@@ -21,6 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
+
 LEVELS, DEPTHS = 16, 16
 
 RUN = r"""
@@ -82,6 +85,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, nargs="+", default=[1024, 4096])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
     args = ap.parse_args()
     tmp = Path(args.out or tempfile.mkdtemp(prefix="house-scale-"))
     try:
@@ -102,6 +106,17 @@ def main() -> None:
             result["rss_ratio"] = round(result[f"n{hi}"]["peak_rss_mb"]
                                         / result[f"n{lo}"]["peak_rss_mb"], 3)
         print(json.dumps(result, indent=1))
+        if args.doc:
+            rows = [[f"N = {n} ({result[f'n{n}']['boards']:,} boards)",
+                     f"{result[f'n{n}']['wall_s']:.1f} s",
+                     f"{100 * result[f'n{n}']['non_generation_share']:.1f} % (≤ 12 %)",
+                     f"{result[f'n{n}']['report_s']:.2f} s (≤ 1.0 s at N = 1024)",
+                     f"{result[f'n{n}']['peak_rss_mb']:.0f} MB (≤ 400 MB)"] for n in args.n]
+            perfdoc.write_section("house-scale", "Game-table scale", perfdoc.table(
+                ["run", "wall", "not generation, share of wall", "report", "client peak RSS"],
+                rows) + (f"\n\nA generated {result['rows']}-row table over {LEVELS} levels, "
+                         f"2 workers, warm cache, each run a fresh process; medians of "
+                         f"{args.repeats}."))
     finally:
         if args.out is None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -25,6 +25,9 @@ from pathlib import Path
 
 import polars as pl
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
+
 
 def dataset(run: Path, sessions: int, folder: Path) -> Path:
     from tilegen.table_loader import load_tables
@@ -44,14 +47,16 @@ def main() -> int:
     ap.add_argument("--sessions", default="1e6,1e7")
     ap.add_argument("--engine", choices=("local", "dask"), default="local")
     ap.add_argument("--workers", type=int, default=2, help="with --engine dask")
+    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
     a = ap.parse_args()
+    rows = []
     extra = ["--engine", "dask", "--workers", str(a.workers)] if a.engine == "dask" else []
     for n in (int(float(x)) for x in a.sessions.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
             data = dataset(Path(a.run), n, Path(tmp))
             made = time.perf_counter() - t0
-            rows = pl.scan_parquet(data).select(pl.len()).collect().item()
+            rows_n = pl.scan_parquet(data).select(pl.len()).collect().item()
             p, tree = _run(["/usr/bin/time", "-v", sys.executable, "-m", "minegen.cli",
                             "reconcile", "--run", a.run, "--out", tmp, "--telemetry",
                             str(data), *extra])
@@ -60,12 +65,21 @@ def main() -> int:
                              p.stderr)[1]
             m, s = wall.split(":")[-2:]
             secs = 60 * float(m) + float(s)
-            print(json.dumps({"sessions": rows, "engine": a.engine,
+            rows.append([f"{rows_n:,}", a.engine,
+                         f"{secs:.1f} s", f"{round(rss / 1024)} MB",
+                         f"{round(tree / 2**20)} MB", f"{round(rows_n / secs):,}"])
+            print(json.dumps({"sessions": rows_n, "engine": a.engine,
                               "exit_code": p.returncode, "wall_s": secs,
                               "peak_rss_mb": round(rss / 1024),
                               "tree_peak_rss_mb": round(tree / 2**20),
-                              "sessions_per_s": round(rows / secs),
+                              "sessions_per_s": round(rows_n / secs),
                               "dataset_s": round(made, 1)}))
+    if a.doc:
+        perfdoc.write_section(f"reconcile-{a.engine}", f"Reconcile at scale ({a.engine} engine)",
+                              perfdoc.table(["sessions", "engine", "wall", "peak RSS",
+                                             "summed RSS of its processes", "sessions / s"],
+                                            rows) + "\n\nSynthetic telemetry, a Parquet dataset "
+                              "partitioned by date; `/usr/bin/time -v` of a fresh process.")
     return 0
 
 

@@ -21,6 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -30,6 +33,7 @@ def main() -> int:
     ap.add_argument("--city", default="beijing")
     ap.add_argument("--boards", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",")]
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
@@ -63,6 +67,16 @@ def main() -> int:
           f"(median {ratios[len(ratios) // 2]}x; the bound is about 20x)")
     for row in out:
         print(json.dumps(row))
+    if a.doc:
+        perfdoc.write_section("tilegen-js", "The JavaScript runtime against the kernel",
+                              perfdoc.table(["Beijing level", "attempts", "numba µs/attempt",
+                                             "node µs/attempt", "node / numba"],
+                                            [[r["level"], r["attempts"],
+                                              r["numba_us_per_attempt"],
+                                              r["node_us_per_attempt"], f"{r['ratio']}×"]
+                                             for r in out])
+                              + f"\n\nBoards 0–{a.boards - 1} of each level, as the audit "
+                              f"runs them, {a.rounds} rounds, one core each (taskset).")
     return 0
 
 

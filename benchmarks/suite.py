@@ -1,0 +1,75 @@
+"""Wall time of the test suite as CI runs it: a fresh clone of this checkout's HEAD, its own
+``.venv`` (made first, not timed), then ``make test`` and ``make test-fast`` each run
+``--repeats`` times, one after another. Writes docs/performance.md's section and the
+README's test block with ``--doc``; exits 1 if any run fails.
+
+    .venv/bin/python benchmarks/suite.py [--repeats 3] [--doc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import perfdoc  # noqa: E402
+
+SUMMARY = re.compile(r"^(\d+) passed(?:, (\d+) xfailed)?.* in ([\d.]+)s", re.M)
+
+
+def run(target: str, clone: Path) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    p = subprocess.run(["make", target], cwd=clone, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    tail = (p.stdout + p.stderr).strip().splitlines()[-1:]
+    if p.returncode != 0:
+        raise SystemExit(f"make {target} failed in {clone}:\n" + (p.stdout + p.stderr)[-3000:])
+    m = SUMMARY.search(p.stdout)
+    return wall, (f"{m.group(1)} passed" + (f", {m.group(2)} xfailed" if m.group(2) else "")
+                  if m else (tail[0] if tail else ""))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--doc", action="store_true", help="write the page's and README's figures")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="minegen-suite-") as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "-q", str(perfdoc.REPO), str(clone)], check=True)
+        subprocess.run(["make", "venv"], cwd=clone, check=True, capture_output=True)
+        got = {}
+        for target in ("test", "test-fast"):
+            runs = [run(target, clone) for _ in range(a.repeats)]
+            got[target] = ([w for w, _ in runs], runs[-1][1])
+            print(target, [round(w) for w, _ in runs], runs[-1][1], flush=True)
+    rows = [[f"`make {t}`", f"{statistics.median(w):.0f} s",
+             ", ".join(f"{x:.0f}" for x in w) + " s", counts,
+             "≤ 300 s" if t == "test" else "≤ 60 s"] for t, (w, counts) in got.items()]
+    body = perfdoc.table(["command", "median wall", f"the {a.repeats} runs", "tests",
+                          "bound"], rows)
+    body += ("\n\nEach run from a fresh clone of the commit named above, its `.venv` made "
+             "first (not timed), on a machine whose kernel cache was warm (the cache is per "
+             "machine, so a fresh clone compiles nothing).")
+    if a.doc:
+        perfdoc.write_section("suite", "Test suite", body)
+        w, counts = got["test"]
+        fw, fcounts = got["test-fast"]
+        perfdoc.write_readme_block("suite", (
+            f"On the 2-core reference machine `make test` takes {statistics.median(w):.0f} s "
+            f"({counts}; median of {a.repeats} fresh-clone runs) and `make test-fast` "
+            f"{statistics.median(fw):.0f} s ({fcounts}); written by `benchmarks/suite.py`, "
+            "details in [docs/performance.md](docs/performance.md#test-suite)."))
+    print(body)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
