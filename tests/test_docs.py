@@ -114,3 +114,94 @@ def test_the_decisions_index_lists_every_entry_under_its_area():
     assert marked == superseded
     for n in superseded:  # "superseded by N" names an entry that exists
         assert int(re.match(r"superseded by (\d+)", status[n]).group(1)) in sits, n
+
+
+# ------------------------------------------- every path and command a newcomer reads
+
+GUIDES = ("README.md", "docs/architecture.md")
+FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
+PLACEHOLDER = re.compile(r"<[^>]+>")
+
+
+TOP = {p.name for p in REPO.iterdir()} - {".git", ".venv", "reports"}
+
+
+def _guide_paths(text: str) -> set[str]:
+    """Paths from the repository's top in code spans and fences (a bare file name, an
+    output folder, a placeholder or a URL is not one)."""
+    found = set()
+    spans = re.findall(r"`([^`\n]+)`", text) + [b for _, b in FENCE.findall(text)]
+    for span in spans:
+        for tok in span.split():
+            tok = tok.strip(",;:()").split("#")[0]
+            if tok.split("/")[0] in TOP and not re.search(r"[<>*…$~=]|://", tok):
+                found.add(tok)
+    return found
+
+
+def _guide_commands(text: str) -> list[tuple[str, bool]]:
+    """(command, whole): the lines of sh blocks are whole commands; a code span in the prose
+    that starts with a command may be only its name (`minegen sweep`)."""
+    out = []
+    for lang, block in FENCE.findall(text):
+        if lang == "sh":
+            out += [(line.split("  #")[0].split(" # ")[0].strip(), True)
+                    for line in block.splitlines()]
+    out += [(c, False) for c in
+            re.findall(r"`((?:make|minegen|tilegen|\.venv/bin/\w+) [^`\n]*)`", text)]
+    return [(c, whole) for c, whole in out if c and not c.startswith("echo")]
+
+
+def test_every_path_the_guides_name_exists():
+    missing = []
+    for guide in GUIDES:
+        for path in _guide_paths((REPO / guide).read_text(encoding="utf-8")):
+            if not (REPO / path).exists():
+                missing.append(f"{guide}: {path}")
+    assert missing == []
+
+
+def test_every_command_the_guides_name_runs(tmp_path):
+    """make targets exist; each minegen / tilegen command line is one its parser accepts
+    (placeholders such as <run id> filled in); the board and table commands and the Python
+    examples run for real (in a temporary folder); the benchmarks answer --help."""
+    import shlex
+
+    from cli_harness import run_cli
+    from minegen.cli import build_parser as minegen_parser
+    from tilegen.cli import build_parser as tilegen_parser
+
+    targets = set(re.findall(r"^([\w-]+):", (REPO / "Makefile").read_text(), re.M))
+    parsers = {"minegen": minegen_parser(), "tilegen": tilegen_parser()}
+    checked = {"make": 0, "cli": 0, "ran": 0, "bench": 0}
+    for guide in GUIDES:
+        text = (REPO / guide).read_text(encoding="utf-8")
+        for cmd, whole in _guide_commands(text):
+            argv = shlex.split(PLACEHOLDER.sub("x", cmd))
+            prog = argv[0].removeprefix(".venv/bin/")
+            if prog == "make":
+                assert argv[1] in targets, (guide, cmd)
+                checked["make"] += 1
+            elif prog in parsers and not whole:  # a name in prose: the command exists
+                assert argv[1] in parsers[prog]._subparsers._group_actions[0].choices, cmd
+            elif prog in parsers:
+                parsers[prog].parse_args(argv[1:])  # argparse exits on a bad line
+                checked["cli"] += 1
+                if argv[1] in ("generate", "validate") and "x" not in argv:
+                    p = run_cli(prog, *argv[1:], cwd=tmp_path)
+                    assert p.returncode == 0, (guide, cmd, p.stderr)
+                    checked["ran"] += 1
+            elif prog == "python" and argv[1].startswith("benchmarks/"):
+                p = subprocess.run([sys.executable, str(REPO / argv[1]), "--help"],
+                                   capture_output=True, text=True, timeout=120, cwd=REPO)
+                assert p.returncode == 0, (guide, cmd, p.stderr)
+                checked["bench"] += 1
+            elif prog == "python":
+                assert (REPO / argv[-2 if argv[-1] == "-q" else -1]).exists(), (guide, cmd)
+            else:
+                raise AssertionError(f"{guide}: a command this test does not know: {cmd}")
+        for lang, block in FENCE.findall(text):
+            if lang == "python":
+                exec(compile(block, guide, "exec"), {})
+                checked["ran"] += 1
+    assert checked["make"] and checked["cli"] and checked["ran"], checked
