@@ -19,8 +19,6 @@ import pytest
 from cli_harness import run_cli
 
 from boardcore.errors import InputError
-from pipeline.jobs.audit import run_audit
-from pipeline.options import AuditOptions
 from pipeline.store.shards import ShardStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -124,49 +122,6 @@ def test_losing_the_cluster_mid_run_ends_with_exit_3(tmp_path, lose, says):
     assert says in stderr and "--resume" in stderr and "Traceback" not in stderr
     assert took < 40
     assert list(out.glob("metric_v1/.partial-*/shards/*.json"))
-
-
-# --------------------------------------------------------------------------- interrupts
-
-@pytest.fixture(scope="module")
-def clean_scaling(tmp_path_factory, cluster):
-    """The uninterrupted audit both interrupt tests compare with (the shared cluster)."""
-    return run_audit(AuditOptions(tables=str(SCALING), n=512, seeds_per_task=128,
-                                  scheduler=cluster, out=str(tmp_path_factory.mktemp("clean"))),
-                     progress=False)
-
-
-@pytest.mark.cluster
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig, cluster,
-                                                            clean_scaling):
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables", SCALING,
-                             "--n", "512", "--seeds-per-task", "128", "--workers", "2",
-                             "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
-    proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 128 + sig, stdout + stderr
-    assert "interrupted" in stderr and "resume with: minegen audit --resume" in stderr
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-    # only our own lines: the dashboard (and a first compile), then the interruption
-    assert "CancelledError" not in stderr, stderr
-    assert all(ln.startswith(("audit: ", "minegen: ")) for ln in stderr.strip().splitlines())
-    assert group_gone(proc.pid), "a process of the audit outlived it"
-    partial = next(out.glob("metric_v1/.partial-*"))
-    assert not (out / "metric_v1" / partial.name.removeprefix(".partial-")).exists()
-    run_id = partial.name.removeprefix(".partial-")
-    resumed = run_cli("minegen", "audit", "--resume", run_id, "--scheduler", cluster, "--out",
-                      out)
-    assert resumed.returncode in (0, 1), resumed.stderr
-    m = json.loads((out / "metric_v1" / run_id / "manifest.json").read_text())
-    assert m["records_sha256"] == clean_scaling.manifest["records_sha256"]
-    assert m["reused_rows"] and not partial.exists()
 
 
 # ------------------------------------------------------------------------- bad input: 2

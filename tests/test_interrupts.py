@@ -1,0 +1,61 @@
+"""Interrupting an audit (SIGINT, SIGTERM) as a terminal or a scheduler does: exit 128 +
+the signal with our own lines only, no process of the audit left, the finished rows kept,
+and a resume equal to a clean run (one clean run shared by both signals)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from cli_harness import run_cli
+
+from pipeline.jobs.audit import run_audit
+from pipeline.options import AuditOptions
+from test_operations import SCALING, group_gone
+
+
+@pytest.fixture(scope="module")
+def clean_scaling(tmp_path_factory, cluster):
+    """The uninterrupted audit both interrupt tests compare with (the shared cluster)."""
+    return run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64,
+                                  scheduler=cluster, out=str(tmp_path_factory.mktemp("clean"))),
+                     progress=False)
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig, cluster,
+                                                            clean_scaling):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "minegen.cli", "audit", "--tables", SCALING,
+                             "--n", "256", "--seeds-per-task", "64", "--workers", "2",
+                             "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("metric_v1/.partial-*/shards/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, stdout + stderr
+    assert "interrupted" in stderr and "resume with: minegen audit --resume" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    # only our own lines: the dashboard (and a first compile), then the interruption
+    assert "CancelledError" not in stderr, stderr
+    assert all(ln.startswith(("audit: ", "minegen: ")) for ln in stderr.strip().splitlines())
+    assert group_gone(proc.pid), "a process of the audit outlived it"
+    partial = next(out.glob("metric_v1/.partial-*"))
+    assert not (out / "metric_v1" / partial.name.removeprefix(".partial-")).exists()
+    run_id = partial.name.removeprefix(".partial-")
+    resumed = run_cli("minegen", "audit", "--resume", run_id, "--scheduler", cluster, "--out",
+                      out)
+    assert resumed.returncode in (0, 1), resumed.stderr
+    m = json.loads((out / "metric_v1" / run_id / "manifest.json").read_text())
+    assert m["records_sha256"] == clean_scaling.manifest["records_sha256"]
+    assert m["reused_rows"] and not partial.exists()
+
+
