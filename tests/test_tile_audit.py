@@ -353,7 +353,7 @@ def test_printed_resume_hints_resume_an_interrupted_tilegen_audit(tables, tmp_pa
     are the same command, and run exactly as printed it completes the run where it is."""
     out = tmp_path / "hint"
     proc = subprocess.Popen(as_printed(
-        f"minegen audit --generator {GEN} --tables {tables['a']} --n 256 --workers 1 "
+        f"minegen audit --generator {GEN} --tables {tables['a']} --n 64 --workers 1 "
         f"--seeds-per-task 1 --out {out}"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     deadline = time.monotonic() + 300
@@ -374,7 +374,7 @@ def test_printed_resume_hints_resume_an_interrupted_tilegen_audit(tables, tmp_pa
     p = subprocess.run(as_printed(hint), capture_output=True, text=True, timeout=600)
     assert p.returncode == 1, p.stderr  # the fixture's level 2 fails by design
     manifest = json.loads((run_dir(out) / "manifest.json").read_text())
-    assert manifest["n"] == 256 and manifest["reused_rows"]
+    assert manifest["n"] == 64 and manifest["reused_rows"]
     assert not list(out.glob("tilegen/metric_v1/.partial-*"))
 
 
