@@ -281,7 +281,7 @@ BROKEN = Broken()
 
 
 @pytest.mark.cluster
-def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path):
+def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path, cluster):
     out = tmp_path / "r"
     p = cli("audit", "--generator", "test_tile_audit:BROKEN", "--tables", tables["a"],
             "--n", str(N), "--workers", "1", "--out", str(out))
@@ -290,7 +290,8 @@ def test_resume_completes_an_interrupted_run(main_run, tables, tmp_path):
     done = len(list(partial.glob("shards/*.json")))
     assert 1 <= done < len(ROWS)
     run_id = partial.name.removeprefix(".partial-")
-    p = cli("audit", "--generator", GEN, "--resume", run_id, "--out", str(out))
+    p = cli("audit", "--generator", GEN, "--resume", run_id, "--scheduler", cluster, "--out",
+            str(out))
     assert p.returncode == 1, p.stderr
     assert f"{done} row(s) reused from shards" in p.stdout
     resumed = json.loads((run_dir(out) / "manifest.json").read_text())
