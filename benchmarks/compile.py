@@ -12,7 +12,6 @@ generator announces (``compile_seconds``) should be the median "as the audit com
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -50,10 +49,7 @@ def once(gen: str, cache: Path, out: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
-    a = ap.parse_args()
+    a = perfdoc.arguments(__doc__).parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="minegen-compile-") as tmp:
         for gen in ("minegen", "tilegen"):
@@ -76,10 +72,7 @@ def main() -> int:
              "with a new empty kernel cache (`MINEGEN_KERNEL_CACHE`); the audits are the "
              "default tables at N = 256 with 2 workers. A second checkout on the same machine "
              "compiles nothing: the cache is per user, keyed by the kernels' sources.")
-    if a.doc:
-        print(perfdoc.write_section("compile", "First compile", body))
-    else:
-        print(body)
+    perfdoc.publish(a.doc, "compile", "First compile", body)
     return 0
 
 

@@ -7,7 +7,6 @@ Python reading (``benchmarks/tilegen_plain.py``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -30,10 +29,7 @@ def minegen_bench(w: int, h: int, d: float) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
-    a = ap.parse_args()
+    a = perfdoc.arguments(__doc__).parse_args()
     rows = []
     for w, h, d, bound in SIZES:
         us = [minegen_bench(w, h, d)["us_per_attempt"] for _ in range(a.repeats)]
@@ -55,10 +51,7 @@ def main() -> int:
                            "25 %)", "plain Python / kernel (bound ≥ 50×)"], trows)
     body += ("\n\ntilegen: `tilegen bench --plain benchmarks/tilegen_plain.py` (32 audit "
              "boards a level, median of the repeats after a warm-up).")
-    if a.doc:
-        print(perfdoc.write_section("kernels", "Kernels", body))
-    else:
-        print(body)
+    perfdoc.publish(a.doc, "kernels", "Kernels", body)
     return 0
 
 

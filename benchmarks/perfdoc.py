@@ -96,6 +96,21 @@ def write_section(name: str, title: str, body: str, command: str | None = None) 
     return PAGE
 
 
+def arguments(doc: str, repeats: int = 3):
+    """The parser every page-writing benchmark starts from: ``--repeats`` and ``--doc``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=repeats)
+    ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
+    return ap
+
+
+def publish(doc: bool, name: str, title: str, body: str) -> None:
+    """``--doc``: write section ``name`` and say where; else print the section's body."""
+    print(write_section(name, title, body) if doc else body)
+
+
 def write_readme_block(name: str, body: str) -> None:
     """Replace the README's block ``name`` (it must exist: the README decides where)."""
     text = README.read_text(encoding="utf-8")

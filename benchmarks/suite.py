@@ -8,7 +8,6 @@ README's test block with ``--doc``; exits 1 if any run fails.
 
 from __future__ import annotations
 
-import argparse
 import re
 import statistics
 import subprocess
@@ -37,10 +36,7 @@ def run(target: str, clone: Path) -> tuple[float, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--doc", action="store_true", help="write the page's and README's figures")
-    a = ap.parse_args()
+    a = perfdoc.arguments(__doc__).parse_args()
     with tempfile.TemporaryDirectory(prefix="minegen-suite-") as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(perfdoc.REPO), str(clone)], check=True)
