@@ -44,6 +44,7 @@ def shared_fixture_modules(folder: Path = Path(__file__).parent) -> set[str]:
     return found
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (absent with -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadgroup, by module where a module shares a fixture (see above)."""
     if config.getvalue("dist") != "loadgroup":
