@@ -107,3 +107,32 @@ def test_a_failed_compile_part_is_said_in_one_line_and_not_fatal(tmp_path, monke
     assert said[-1].startswith("compiling once failed; each worker compiles instead: ")
     assert "invalid literal for int()" in said[-1] and "\n" not in said[-1]
     assert (tmp_path / "warm").is_file()  # the warm-up still ran
+
+
+def test_a_second_checkout_loads_the_kernels_the_first_compiled(tmp_path):
+    """The kernel cache is keyed by the kernels' sources, not their path: the packages
+    copied to another folder (as a second clone holds them) load the compiled kernels."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from boardcore import kernel_cache
+    from minegen import bench
+
+    repo = Path(__file__).resolve().parent.parent
+    bench.run(12, 12, 0.15, boards=10, repeats=1)  # this checkout: compiled or loaded
+    clone = tmp_path / "clone"
+    for pkg in ("boardcore", "minegen", "tilegen", "pipeline"):
+        shutil.copytree(repo / pkg, clone / pkg, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    code = ("import json, boardcore.kernel_cache as k, minegen.bench as b; "
+            "r = b.run(12, 12, 0.15, boards=10, repeats=1); "
+            "print(json.dumps([k.__file__, str(k.cache_dir()), r['cache_hit']]))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": str(clone)}, timeout=300)
+    where, cache, hit = json.loads(p.stdout.strip().splitlines()[-1])
+    assert Path(where).is_relative_to(clone)  # the copy's code ran
+    assert cache == str(kernel_cache.cache_dir()) and hit is True
