@@ -321,3 +321,34 @@ def test_rows_collected_each_equal_rows_collected_alone_and_bad_records_still_ra
     broken = frames[1][1].with_columns(pl.lit(5).cast(pl.Int64).alias("width"))  # ge 8
     with pytest.raises(RecordsError, match="width"):
         list(collect_each(GENERATOR, [frames[0], (1, broken)], batch_boards=10_000))
+
+
+def test_latest_only_moves_to_a_newer_run_whichever_finishes_last(tmp_path):
+    """Two full audits into one --out, the older finishing last (its run folder is put in
+    place after the newer's): LATEST stays on the newer run; a newer run still moves it; the
+    lock leaves no file behind (operations issue: LATEST could end on the older run)."""
+    import json
+
+    from pipeline.store import runs
+
+    vdir = tmp_path / "metric_v1"
+    vdir.mkdir()
+
+    def fill(folder: Path, created: str) -> None:
+        (folder / "manifest.json").write_text(json.dumps({"created_utc": created}))
+
+    older, newer = "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z"
+    with runs.run_folder(vdir, "older", older) as a:
+        fill(a, older)
+        with runs.run_folder(vdir, "newer", newer) as b:
+            fill(b, newer)
+        assert runs.latest(vdir) == "newer"
+    assert runs.latest(vdir) == "newer"  # the older run, finished last, did not take it
+    with runs.run_folder(vdir, "newest", "2026-12-01T12:00:00Z") as c:
+        fill(c, "2026-12-01T12:00:00Z")
+    assert runs.latest(vdir) == "newest"
+    with runs.run_folder(vdir, "subset") as d:  # no created time: never LATEST
+        fill(d, "2026-12-01T13:00:00Z")
+    assert runs.latest(vdir) == "newest"
+    assert sorted(p.name for p in vdir.iterdir()) == ["LATEST", "newer", "newest", "older",
+                                                       "subset"]

@@ -165,11 +165,12 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
     todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
     # LATEST names the newest complete full-table audit; a subset, or the resume of an
-    # older run while a newer full run exists, leaves it where it is
-    latest = full and runs.newer_than_latest(vdir, store.facts()["created_utc"])
+    # older run while a newer full run exists, leaves it where it is (decided when the run
+    # folder is in place, under a lock: runs.advance_latest)
+    created = store.facts()["created_utc"] if full else None
     t0 = time.perf_counter()
     try:
-        with interruptible(), runs.run_folder(vdir, run_id, latest=latest) as tmp:
+        with interruptible(), runs.run_folder(vdir, run_id, created) as tmp:
             # the finishing pass runs as rows arrive, in key order (analysis.collect)
             feeder = InOrder(Collector(gen, tmp / "records.parquet"), len(plans), store.read,
                              ready=reused)

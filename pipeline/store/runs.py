@@ -66,6 +66,25 @@ def latest(vdir: Path) -> str | None:
     return name if _RUN_NAME.fullmatch(name) else None
 
 
+def advance_latest(vdir: Path, run_id: str, created_utc: str) -> bool:
+    """Point ``LATEST`` at ``run_id`` when that run is newer than the one it names; decided
+    and written under a lock on the folder ``vdir`` itself (no lock file left behind), so of
+    two audits finishing into one --out the newer stays LATEST whichever finishes last.
+    True when LATEST moved."""
+    import fcntl
+    import os
+
+    fd = os.open(vdir, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held for a read and a rename: microseconds
+        if not newer_than_latest(vdir, created_utc):
+            return False
+        set_latest(vdir, run_id)
+        return True
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def newer_than_latest(vdir: Path, created_utc: str) -> bool:
     """True when a run created at ``created_utc`` is newer than the run LATEST names (or
     LATEST names none that can be read)."""
@@ -273,11 +292,12 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
 
 
 @contextlib.contextmanager
-def run_folder(vdir: Path, run_id: str, latest: bool = True) -> Iterator[Path]:
+def run_folder(vdir: Path, run_id: str, created_utc: str | None = None) -> Iterator[Path]:
     """Fill the yielded temporary folder; it becomes ``vdir/run_id`` atomically (fsynced)
-    and, with ``latest``, ``LATEST`` then names it."""
+    and, for a run that may be LATEST (``created_utc`` given), ``LATEST`` then names it if
+    no newer run holds it (``advance_latest``)."""
     atomic.remove_stale(vdir / run_id)  # an earlier attempt of this run killed mid-write
     with atomic.folder(vdir / run_id) as tmp:
         yield tmp
-    if latest:
-        set_latest(vdir, run_id)
+    if created_utc is not None:
+        advance_latest(vdir, run_id, created_utc)
