@@ -136,3 +136,52 @@ def test_a_second_checkout_loads_the_kernels_the_first_compiled(tmp_path):
     where, cache, hit = json.loads(p.stdout.strip().splitlines()[-1])
     assert Path(where).is_relative_to(clone)  # the copy's code ran
     assert cache == str(kernel_cache.cache_dir()) and hit is True
+
+
+def test_the_compile_halves_take_the_entry_kernels_argument_types():
+    """``compile_part`` compiles tile-match's two halves with the very argument types the
+    entry kernel is called with (a type that differed would make the entry compile the
+    callees again, decision 207): one signature each, equal to the entry's."""
+    from tilegen import batch
+    from tilegen._kernels import attempt
+
+    batch.warm_up()  # the entry, compiled or loaded
+    for part in batch.PARTS:
+        batch.compile_part(part)  # loaded from the cache on a warm machine
+    (entry,) = attempt.generate_tile_boards.signatures
+    assert attempt.loop_types.signatures == [entry]
+    assert attempt.closing_types.signatures == [entry]
+    with pytest.raises(KeyError):
+        batch.compile_part("everything")
+
+
+def test_where_the_kernel_cache_lives(monkeypatch, tmp_path):
+    """$MINEGEN_KERNEL_CACHE, else $XDG_CACHE_HOME/minegen/kernels, else ~/.cache/...; a
+    file outside the kernel packages is not the locator's (numba's own rules apply)."""
+    from boardcore import kernel_cache as kc
+
+    monkeypatch.setenv("MINEGEN_KERNEL_CACHE", str(tmp_path / "shared"))
+    assert kc.cache_dir() == tmp_path / "shared" / f"kernels-{kc.sources_digest()}"
+    monkeypatch.delenv("MINEGEN_KERNEL_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert kc.base_dir() == tmp_path / "xdg" / "minegen" / "kernels"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert kc.base_dir() == tmp_path / "home" / ".cache" / "minegen" / "kernels"
+    assert kc.env_name() == "MINEGEN_KERNEL_CACHE" and kc.project() == "minegen"
+    assert kc._owner(__file__) is None and kc._owner("\0bad") is None
+    assert kc._owner(str(kc.CORE / "_kernels" / "pcg.py")) == "boardcore"
+    kc.install_locator()  # a second install adds nothing
+    from numba.core import caching
+    assert sum(getattr(c, "_content_digest", False)
+               for c in caching.CacheImpl._locator_classes) == 1
+
+
+def test_shipped_data_is_named_by_its_folder():
+    from boardcore import assets
+
+    assert (assets.path("tables") / "board_gen.toml").is_file()
+    assert assets.path("tables", "tilematch").name == "tilematch"
+    for bad in ((), ("tests",), ("../tables",)):
+        with pytest.raises(ValueError, match="shipped data lives under"):
+            assets.path(*bad)
