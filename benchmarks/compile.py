@@ -51,7 +51,7 @@ def once(gen: str, cache: Path, out: Path) -> dict:
 def main() -> int:
     a = perfdoc.arguments(__doc__).parse_args()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="minegen-compile-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="compile-bench-") as tmp:
         for gen in ("minegen", "tilegen"):
             runs = [once(gen, Path(tmp) / f"{gen}-{r}", Path(tmp) / "out")
                     for r in range(a.repeats)]

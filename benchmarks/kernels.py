@@ -44,8 +44,8 @@ def main() -> int:
               f"{r['core_us_per_attempt']:.1f} µs", f"{100 * r['extras_share']:.0f} %",
               f"{r['ratio']:.0f}×" if r.get("ratio") else "withheld"]
              for r in json.loads(tile)]
-    body += ("\n\nminegen: `minegen bench` (2000 boards, median of 5 repeats) run "
-             f"{a.repeats} times; the median and range of those runs.\n\n")
+    body += ("\n\nminegen: `minegen bench` (2000 boards, median of 5 repeats) in "
+             f"{a.repeats} separate runs; the median and range of those runs.\n\n")
     body += perfdoc.table(["tilegen Beijing level", "attempts", "per attempt, as the audit "
                            "runs it", "core (no closing work)", "closing work's share (bound "
                            "25 %)", "plain Python / kernel (bound ≥ 50×)"], trows)

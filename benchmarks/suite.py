@@ -37,7 +37,7 @@ def run(target: str, clone: Path) -> tuple[float, str]:
 
 def main() -> int:
     a = perfdoc.arguments(__doc__).parse_args()
-    with tempfile.TemporaryDirectory(prefix="minegen-suite-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="suite-") as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(perfdoc.REPO), str(clone)], check=True)
         subprocess.run(["make", "venv"], cwd=clone, check=True, capture_output=True)
