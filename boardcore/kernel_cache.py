@@ -7,9 +7,9 @@ kernel source (this package's ``_kernels`` and, for each generator package regis
 the entry-point group ``boardcore.kernels`` in ``pyproject.toml``, its ``_kernels/*.py`` and
 ``codes.py``), inside a per-user base folder:
 
-1. ``$<PROJECT>_KERNEL_CACHE`` when set (``MINEGEN_KERNEL_CACHE``; a cluster profile's
-   ``kernel_cache`` key sets it for the client and every worker, so one folder on a shared
-   filesystem serves every node);
+1. ``$<PROJECT>_KERNEL_CACHE`` when set (``MINEGEN_KERNEL_CACHE``; on a cluster, set in
+   the environment the workers start with, one folder on a shared filesystem serves every
+   node);
 2. else ``$XDG_CACHE_HOME/<project>/kernels``, else ``~/.cache/<project>/kernels``.
 
 ``<project>`` is the distribution that registers the kernel packages (``pyproject.toml``'s
@@ -63,9 +63,12 @@ def env_name() -> str:
     return f"{project().upper()}_KERNEL_CACHE"
 
 
-def kernel_packages() -> list[tuple[str, Path]]:
-    """boardcore and every registered package: (name, folder)."""
-    return [(CORE.name, CORE), *[(n, p) for n, p in registered() if n != CORE.name]]
+@functools.cache
+def kernel_packages() -> tuple[tuple[str, Path], ...]:
+    """boardcore and every registered package: (name, folder); read once per process (the
+    locator asks for every kernel decorated, and each scan reads every installed
+    distribution's entry points)."""
+    return ((CORE.name, CORE), *[(n, p) for n, p in registered() if n != CORE.name])
 
 
 @functools.cache

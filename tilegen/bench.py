@@ -12,9 +12,9 @@ Kernel figures are medians over ``repeats`` after a warm-up call (compile or cac
 reported apart).
 
 The plain reading (a file the caller names: ``--plain benchmarks/tilegen_plain.py`` in a
-checkout; the library never looks for it) plays the same draws with all the closing work on every board:
-its per-board blocks must equal the kernel's (run the same way), else the ratio is
-withheld (``same`` false). The ratio compares both on the same first ``plain_boards``
+checkout; the library never looks for it) plays the same draws with all the closing work on
+every board: its per-board blocks must equal the kernel's (run the same way), else the ratio
+is withheld (``same`` false). The ratio compares both on the same first ``plain_boards``
 boards.
 """
 
