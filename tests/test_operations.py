@@ -26,16 +26,6 @@ FIXTURES = REPO / "tests" / "fixtures" / "tables"
 SCALING = REPO / "benchmarks" / "tables" / "scaling"
 
 
-def in_process(capsys, *args) -> subprocess.CompletedProcess:
-    """``minegen ARGS`` in this process (no interpreter start-up): for the many refusals
-    that never reach a cluster. The exit code, stdout and stderr as ``cli`` gives them."""
-    from minegen.cli import main
-
-    rc = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(args, rc, out, err)
-
-
 def cli(*args, timeout=300, env=None, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "minegen.cli", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout,
@@ -450,9 +440,9 @@ def test_a_read_only_archive_is_read_and_never_written(tmp_path, cluster):
      "boards per row must be an int in [1, 65536] for tilegen"),
     (["--out", ""], "--out is empty"),
 ])
-def test_out_of_range_options_exit_2_in_one_line(tmp_path, monkeypatch, capsys, args, why):
+def test_out_of_range_options_exit_2_in_one_line(tmp_path, monkeypatch, args, why):
     monkeypatch.chdir(tmp_path)
-    p = in_process(capsys, "audit", "--n", "4", "--out", tmp_path / "out", *args)
+    p = run_cli("minegen", "audit", "--n", "4", "--out", tmp_path / "out", *args)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert why in p.stderr and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.strip().count("\n") == 0 and not list(tmp_path.iterdir()), p.stderr
@@ -490,10 +480,10 @@ def test_a_misspelled_table_file_is_named_not_ignored(tmp_path):
     assert p.returncode == 0 and "[warning] unknown_file: econmy.toml" in p.stdout + p.stderr
 
 
-def test_a_misspelled_profile_section_is_refused(tmp_path, capsys):
+def test_a_misspelled_profile_section_is_refused(tmp_path):
     profile = tmp_path / "p.toml"
     profile.write_text("[audits]\nn = 16\n")
-    p = in_process(capsys, "audit", "--profile", profile, "--out", tmp_path / "out")
+    p = run_cli("minegen", "audit", "--profile", profile, "--out", tmp_path / "out")
     assert p.returncode == 2 and "unknown section(s) [audits] (did you mean [audit]?)" in \
         p.stderr and "Traceback" not in p.stderr, p.stderr
     assert not (tmp_path / "out").exists()
@@ -554,26 +544,26 @@ def test_every_commands_help_ends_with_its_exit_codes():
             assert "exit codes:" in text and "\n  0  " in text, (parser.prog, text[-300:])
 
 
-def test_a_byte_order_mark_is_named(tmp_path, capsys):
+def test_a_byte_order_mark_is_named(tmp_path):
     import shutil
 
     root = tmp_path / "t"
     shutil.copytree(REPO / "tables", root, ignore=shutil.ignore_patterns("tilematch"))
     body = (root / "board_gen.toml").read_bytes()
     (root / "board_gen.toml").write_bytes(b"\xef\xbb\xbf" + body)
-    p = in_process(capsys, "validate", "--tables", root)
+    p = run_cli("minegen", "validate", "--tables", root)
     assert p.returncode == 2 and "byte-order mark (BOM)" in p.stderr, p.stderr
     profile = tmp_path / "p.toml"
     profile.write_bytes(b"\xef\xbb\xbf[audit]\nn = 4\n")
-    p = in_process(capsys, "audit", "--profile", profile, "--out", tmp_path / "out")
+    p = run_cli("minegen", "audit", "--profile", profile, "--out", tmp_path / "out")
     assert p.returncode == 2 and "byte-order mark (BOM)" in p.stderr, p.stderr
     assert p.stderr.strip().count("\n") == 0
 
 
 @pytest.mark.parametrize("port", ["0", "65536", "99999"])
-def test_a_port_out_of_range_is_bad_input_at_once(tmp_path, capsys, port):
+def test_a_port_out_of_range_is_bad_input_at_once(tmp_path, port):
     t0 = time.monotonic()
-    p = in_process(capsys, "audit", "--scheduler", f"127.0.0.1:{port}", "--n", "4", "--out",
+    p = run_cli("minegen", "audit", "--scheduler", f"127.0.0.1:{port}", "--n", "4", "--out",
                    tmp_path / "o")
     assert p.returncode == 2 and "the port must be in 1..65535" in p.stderr, p.stderr
     assert time.monotonic() - t0 < 10 and not (tmp_path / "o").exists()
@@ -631,10 +621,10 @@ def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size):
     ("--profile", 'memory = "2GB"\ncores = 1\nworker_timeout = inf\n',
      "worker_timeout must be seconds"),
 ])
-def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, capsys, flag, body, why):
+def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
     profile = tmp_path / "s.toml"
     profile.write_text("[slurm]\n" + body)
-    p = in_process(capsys, "audit", flag, profile, "--dry-run", "--out", tmp_path / "out")
+    p = run_cli("minegen", "audit", flag, profile, "--dry-run", "--out", tmp_path / "out")
     assert p.returncode == 2 and why in p.stderr, (flag, p.stderr)
     assert "Traceback" not in p.stderr and p.stderr.strip().count("\n") == 0
     assert not (tmp_path / "out").exists()
@@ -646,8 +636,8 @@ def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, capsys, flag, body
     (["1", "0", "--sigma", str(10 ** 20)], "sigma must be in [0, 9223372036854775807]"),
     (["1", "0", "--index", str((1 << 63) - 1)], "past the last board of the row's stream"),
 ])
-def test_board_arguments_past_the_records_range_exit_2(capsys, args, why):
-    p = in_process(capsys, "generate", *args)
+def test_board_arguments_past_the_records_range_exit_2(args, why):
+    p = run_cli("minegen", "generate", *args)
     assert p.returncode == 2 and why in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
