@@ -113,18 +113,7 @@ def version_line(prog: str, generator_version: str, metric_version: int) -> str:
 
 
 def write_user_file(path: str, text: str, option: str, example: str) -> None:
-    """Write the file a user named with ``option``, whole or not at all (a ``.part`` file
-    renamed over it). A folder, or a file in a folder that does not exist, is bad input:
-    InputError naming the option and an ``example`` file name."""
-    from pathlib import Path
+    """Write the file a user named with ``option``: ``boardcore.output.write_file``."""
+    from .output import write_file
 
-    from .errors import InputError
-
-    out = Path(path)
-    if out.is_dir():
-        raise InputError(f"{option} {path} is a folder; give a file name, e.g. {out / example}")
-    if not out.parent.is_dir():
-        raise InputError(f"{option} {path}: the folder {out.parent} does not exist")
-    tmp = out.with_name(out.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
+    write_file(path, text, option, example)

@@ -14,6 +14,8 @@ import sys
 
 from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, interruptible,
                            version_line)
+from boardcore.domains import INT64_MAX, Number, Parser
+from boardcore.output import file_target
 
 command = command_for("minegen")
 RAW = argparse.RawDescriptionHelpFormatter  # the epilogs keep their line breaks
@@ -41,6 +43,8 @@ def cmd_generate(args) -> int:
     from .render import draw, draw_record, fog_summary
     from .table_loader import load_tables
 
+    if args.play:  # the target is checked before the board is made (boardcore.output)
+        file_target(args.play, "--play", "board.html")
     tables = load_tables(args.tables)
     index = args.index
     if index is None and args.sigma is None:
@@ -107,7 +111,7 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="minegen",
         description="Minesweeper-dungeon board generator (A1/A4) and its F4 batch audit.",
         epilog="Rules: docs/design.md; every term and code: docs/glossary.md (in the "
@@ -125,12 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("generate", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW, help="generate one board for (level, depth)")
-    g.add_argument("level", type=int, help="level L (level_index)")
-    g.add_argument("depth", type=int, help="node depth D (the level's row with the "
+    g.add_argument("level", type=Number(1, INT64_MAX), help="level L (level_index)")
+    g.add_argument("depth", type=Number(0, 255), help="node depth D (the level's row with the "
                    "greatest depth <= D is read)")
     seed = g.add_mutually_exclusive_group()
-    seed.add_argument("--index", type=int, help="the batch's board I: derive_at('board_gen', sigma(L,D)+I) (default 0)")
-    seed.add_argument("--sigma", type=int, help="seed the stream with derive_at('board_gen', S)")
+    seed.add_argument("--index", type=Number(0, INT64_MAX), help="the batch's board I: derive_at('board_gen', sigma(L,D)+I) (default 0)")
+    seed.add_argument("--sigma", type=Number(0, INT64_MAX), help="seed the stream with derive_at('board_gen', S)")
     g.add_argument("--tables", default=None, help="table root (default: tables/)")
     g.add_argument("--play", default=None, metavar="FILE",
                    help="also write FILE: a self-contained page where you play the board, "
@@ -142,18 +146,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW, help="kernel speed on an ad-hoc no-fog row (JSON)")
-    b.add_argument("--width", type=int, required=True, help="board width W, 8..64")
-    b.add_argument("--height", type=int, required=True, help="board height H, 8..64")
-    b.add_argument("--density", type=float, required=True, help="mine density, (0, 0.5]")
-    b.add_argument("--target", type=float, default=0.85,
+    b.add_argument("--width", type=Number(8, 64), required=True, help="board width W")
+    b.add_argument("--height", type=Number(8, 64), required=True, help="board height H")
+    b.add_argument("--density", type=Number(0, 0.5, integer=False, lo_open=True), required=True,
+                   help="mine density")
+    b.add_argument("--target", type=Number(0.85, 1, integer=False), default=0.85,
                    help="inferability target (default 0.85)")
-    b.add_argument("--attempts", type=int, default=1,
+    b.add_argument("--attempts", type=Number(1, 32), default=1,
                    help="max_gen_attempts of the ad-hoc row (default 1)")
-    b.add_argument("--boards", type=int, default=2000,
-                   help="boards per timed repeat (default 2000, at most 4096)")
-    b.add_argument("--seed", type=int, default=0,
+    b.add_argument("--boards", type=Number(1, 4096, what="boards"), default=2000,
+                   help="boards per timed repeat (default 2000)")
+    b.add_argument("--seed", type=Number(0, INT64_MAX), default=0,
                    help="shifts which board indices are timed (default 0)")
-    b.add_argument("--repeats", type=int, default=5,
+    b.add_argument("--repeats", type=Number(1, 1000), default=5,
                    help="timed repeats; the median is reported (default 5)")
     b.set_defaults(func=cmd_bench)
 

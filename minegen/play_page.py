@@ -8,23 +8,20 @@ flags (right-click, or the flag-mode toggle), sees cascades and fog as the playe
 the hint on sees which closed cells each difficulty tier of the solver opens, coloured by
 tier, or "guess forced" when none does.
 
-    python -m minegen.play_page 3 0 --index 59 --out page.html
+    minegen generate 3 0 --index 59 --play page.html
 """
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
-import sys
 from pathlib import Path
 
 from boardcore import assets
 
 from .codes import Tier
-from .errors import MinegenError
 from .generate import Board
-from .play_data import board_data, make_board
+from .play_data import board_data
 
 JS_MODULE = assets.path("runtime", "minesweeper.js")
 # one colour per tier, light enough for the tier digit drawn on it
@@ -282,31 +279,8 @@ const TIER_COLORS = {colors};
 
 
 def write_page(board: Board, path: Path | str) -> Path:
-    """Write the page of ``board`` to ``path`` (UTF-8); returns the path."""
-    path = Path(path)
-    path.write_text(page_html(board), encoding="utf-8")
-    return path
+    """Write the page of ``board`` to ``path`` (UTF-8; ``boardcore.output``'s rules, as
+    ``minegen generate --play``); returns the path."""
+    from boardcore.output import write_file
 
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m minegen.play_page",
-                                description="Write a page to play one generated board.")
-    p.add_argument("level", type=int, help="level L")
-    p.add_argument("depth", type=int, help="node depth D")
-    p.add_argument("--index", type=int, default=0, help="board I of the row (default 0)")
-    p.add_argument("--tables", default=None, help="table root (default: tables/)")
-    p.add_argument("--out", required=True, help="the HTML file to write")
-    args = p.parse_args(argv)
-    from .table_loader import load_tables
-
-    try:
-        board = make_board(args.level, args.depth, args.index, load_tables(args.tables))
-    except MinegenError as e:  # bad input: a message, not a traceback (STYLE 9)
-        print(f"python -m minegen.play_page: {e}", file=sys.stderr)
-        return 2
-    print(write_page(board, args.out))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return write_file(path, page_html(board), "--play", "board.html")

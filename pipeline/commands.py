@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from boardcore import domains as dom
+
 from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
 from .options import DEFAULT_N, DEFAULT_OUT
 
@@ -96,17 +98,17 @@ def _cluster_options(p) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="an existing Dask scheduler: HOST:PORT or tcp://HOST:PORT")
-    where.add_argument("--workers", type=int, default=None, metavar="K",
-                       help="embedded LocalCluster worker processes (default: CPU count; at most 4 "
-                            "per CPU)")
+    where.add_argument("--workers", type=dom.WORKERS, default=None, metavar="K",
+                       help="embedded LocalCluster worker processes (default: CPU count; at "
+                            "most 4 per CPU)")
     p.add_argument("--slurm", default=None, metavar="PROFILE",
                    help="run on SLURM: a profile with a [slurm] table (path or NAME for "
                         "configs/NAME.toml)")
-    p.add_argument("--seeds-per-task", type=int, default=None, metavar="K",
+    p.add_argument("--seeds-per-task", type=dom.SEEDS_PER_TASK, default=None, metavar="K",
                    help="split each row into tasks of K boards (default: one task per row)")
-    p.add_argument("--worker-timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--worker-timeout", type=dom.WORKER_TIMEOUT, default=None, metavar="SECONDS",
                    help="give up (exit 3) when no worker joins, or none is left, for this "
-                        "long: (0, 86400] seconds (default 60; 600 with --slurm)")
+                        "long (default 60; 600 with --slurm)")
 
 
 def add_audit(sub, command) -> None:
@@ -117,7 +119,7 @@ def add_audit(sub, command) -> None:
         epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--generator", default=None, help=GENERATOR_HELP)
     a.add_argument("--tables", default=None, help="table root (default: the generator's)")
-    a.add_argument("--n", type=int, default=None, help=f"boards per row (default {DEFAULT_N})")
+    a.add_argument("--n", type=dom.N_BOARDS, default=None, help=f"boards per row (default {DEFAULT_N})")
     a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4 (a subset "
                    "run never becomes LATEST)")
     a.add_argument("--daily", default=None, metavar="FROM:DAYS",
@@ -175,7 +177,7 @@ def add_sweep(sub, command) -> None:
     w.add_argument("--vary", required=True, metavar="FIELD=START:STOP:STEP",
                    help="e.g. mine_density=0.10:0.20:0.02 (STOP included when on the grid)")
     w.add_argument("--tables", default=None, help="table root (default: the generator's)")
-    w.add_argument("--n", type=int, default=DEFAULT_N,
+    w.add_argument("--n", type=dom.N_BOARDS, default=DEFAULT_N,
                    help=f"boards per value (default {DEFAULT_N})")
     _cluster_options(w)
     w.add_argument("--out", default=DEFAULT_OUT, help=f"output root (default: {DEFAULT_OUT})")
@@ -218,7 +220,7 @@ def add_tune(sub, command) -> None:
         epilog=TUNE_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--generator", default=None, help=GENERATOR_HELP)
     t.add_argument("--tables", default=None, help="table root (default: the generator's)")
-    t.add_argument("--n", type=int, default=None,
+    t.add_argument("--n", type=dom.N_BOARDS, default=None,
                    help=f"boards per row and per candidate (default {DEFAULT_N})")
     t.add_argument("--run", default=None, metavar="RUN",
                    help="start from this finished audit of the same tables instead of "

@@ -1,9 +1,9 @@
 """Exit codes of the audit's commands (said in --help and the README), and their errors."""
 
-import errno
 import signal
 
 from boardcore.errors import InputError
+from boardcore.output import describe_os_error  # noqa: F401 (the jobs' import)
 
 EXIT_OK = 0  # every hard line holds
 EXIT_ASSERTION_FAILED = 1  # some hard line failed; the report is still written
@@ -40,10 +40,3 @@ class RunInterrupted(InputError):
     def __init__(self, signum: int, message: str):
         super().__init__(message)
         self.exit_code = EXIT_INTERRUPTED + signum
-
-
-def describe_os_error(e: OSError) -> str:
-    """An OSError about a file as a person reads it."""
-    why = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
-           errno.EROFS: "read-only file system", errno.EACCES: "permission denied"}
-    return why.get(e.errno, e.strerror or str(e))

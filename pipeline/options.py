@@ -7,25 +7,23 @@ folder that cannot hold a run (a file, read-only, under /proc or /dev, no space 
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 import re
 import tomllib
-import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from boardcore import assets
+from boardcore import domains as dom
 from boardcore.dates import DATE, parse_date
 from boardcore.errors import InputError
+from boardcore.output import usable_folder
 from boardcore.tables import BOM, BOM_RULE
 
-from .errors import describe_os_error
 from .engine.session import ClusterSpec
 
 DEFAULT_N = 256
-MAX_WORKER_TIMEOUT_S = 86400  # a day: a wait longer than that is a hang by another name
 DEFAULT_OUT = "reports"
 CONFIGS = assets.path("configs")  # the project's own profiles (shipped)
 # [audit] keys of a profile and the type each must have
@@ -141,8 +139,8 @@ def slurm_options(path: str) -> dict:
     return section
 
 
-def _count(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+def _count(most: int):
+    return dom.Number(1, most).holds
 
 
 def _size(v) -> bool:
@@ -155,14 +153,13 @@ def _size(v) -> bool:
 
 
 SLURM_CHECKS = {  # key: (required, holds, what it must be)
-    "cores": (True, _count, "an int >= 1 (CPUs per job)"),
+    "cores": (True, _count(4096), "an int in [1, 4096] (CPUs per job)"),
     "memory": (True, _size, 'a size such as "2GB" (memory per job)'),
-    "jobs": (False, _count, "an int >= 1"),
-    "processes": (False, _count, "an int >= 1"),
+    "jobs": (False, _count(10_000), "an int in [1, 10000]"),
+    "processes": (False, _count(4096), "an int in [1, 4096]"),
     "walltime": (False, lambda v: isinstance(v, str) and bool(re.fullmatch(
         r"(\d+-)?\d+(:\d{2}){0,2}", v)), 'a SLURM time such as "01:00:00"'),
-    "worker_timeout": (False, lambda v: isinstance(v, (int, float)) and not isinstance(
-        v, bool) and 0 < v <= MAX_WORKER_TIMEOUT_S, f"seconds in (0, {MAX_WORKER_TIMEOUT_S}]"),
+    "worker_timeout": (False, dom.WORKER_TIMEOUT.holds, str(dom.WORKER_TIMEOUT)),
 }
 
 
@@ -262,19 +259,14 @@ def max_workers() -> int:
 
 
 def check(opts: AuditOptions) -> None:
+    """Every option, whichever way it came (flag or profile), in its declared domain
+    (``boardcore.domains``: the flags' own types) and the rules between options."""
     problems = []
-    if not isinstance(opts.n, int) or opts.n < 1:  # the generator's own bound: at start
-        problems.append(f"n must be an int >= 1; got {opts.n!r}")
-    if opts.workers is not None and (not isinstance(opts.workers, int) or opts.workers < 1):
-        problems.append(f"workers must be an int >= 1; got {opts.workers!r}")
-    if opts.seeds_per_task is not None and (
-            not isinstance(opts.seeds_per_task, int) or opts.seeds_per_task < 1):
-        problems.append(f"seeds-per-task must be an int >= 1; got {opts.seeds_per_task!r}")
-    if opts.worker_timeout is not None and not (
-            isinstance(opts.worker_timeout, (int, float))
-            and 0 < opts.worker_timeout <= MAX_WORKER_TIMEOUT_S):
-        problems.append(f"worker-timeout must be a number of seconds in (0, "
-                        f"{MAX_WORKER_TIMEOUT_S}]; got {opts.worker_timeout!r}")
+    for name, value, domain in (
+            ("n", opts.n, dom.N_BOARDS), ("workers", opts.workers, dom.WORKERS),
+            ("seeds-per-task", opts.seeds_per_task, dom.SEEDS_PER_TASK),
+            ("worker-timeout", opts.worker_timeout, dom.WORKER_TIMEOUT)):
+        problems += dom.checked(name, value, domain)
     if isinstance(opts.workers, int) and opts.workers > max_workers():
         problems.append(f"workers must be at most {max_workers()} on this machine (4 per "
                         f"CPU); got {opts.workers}")
@@ -297,50 +289,6 @@ def check(opts: AuditOptions) -> None:
         raise InputError("bad audit options: " + "; ".join(problems))
 
 
-SYSTEM_TREES = ("/proc", "/sys", "/dev")
-
-
 def usable_out(out: str | os.PathLike) -> Path:
-    """Make sure ``out`` can hold runs: a folder (created if missing) outside /proc, /sys
-    and /dev, where a file can be written, fsynced and removed. Raises InputError
-    (exit 2) naming the reason; creates nothing when it fails."""
-    if not str(out).strip():
-        raise InputError("--out is empty: name an output folder (default: reports)")
-    p = Path(out)
-    try:
-        resolved = p.resolve()
-    except (OSError, RuntimeError) as e:
-        raise InputError(f"--out {out}: not a usable output folder ({e})") from None
-    if any(str(resolved) == t or str(resolved).startswith(t + "/") for t in SYSTEM_TREES):
-        raise InputError(f"--out {out}: {resolved} is a system tree, not an output folder")
-    if resolved.exists() and not resolved.is_dir():
-        raise InputError(f"--out {out}: it is a file, not a folder")
-    existing = resolved
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"--out {out}: {existing} is a file, so no folder can be made "
-                           "under it")
-    made = []
-    probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    try:
-        for d in reversed([resolved, *resolved.parents]):
-            if not d.exists():
-                d.mkdir()
-                made.append(d)
-        with open(probe, "wb") as f:
-            f.write(b"\0" * 65536)
-            f.flush()
-            os.fsync(f.fileno())
-        probe.unlink()
-    except OSError as e:
-        with contextlib.suppress(OSError):  # a read-only file system refuses even this
-            probe.unlink(missing_ok=True)
-        for d in reversed(made):
-            try:
-                d.rmdir()
-            except OSError:
-                pass
-        raise InputError(f"--out {out}: cannot write there ({describe_os_error(e)})") \
-            from None
-    return resolved
+    """``--out`` of the audit and its tools: ``boardcore.output.usable_folder``."""
+    return usable_folder(out, "--out", DEFAULT_OUT)

@@ -431,14 +431,16 @@ def test_a_read_only_archive_is_read_and_never_written(tmp_path, cluster):
 
 
 @pytest.mark.parametrize("args, why", [
-    (["--worker-timeout", "inf"], "worker-timeout must be a number of seconds in (0, 86400]"),
-    (["--worker-timeout", "nan"], "worker-timeout must be a number of seconds in (0, 86400]"),
+    (["--worker-timeout", "inf"], "worker-timeout: must be a number of seconds in (0, 86400]"),
+    (["--worker-timeout", "nan"], "worker-timeout: must be a number of seconds in (0, 86400]"),
     (["--workers", "4096"], "workers must be at most"),
     (["--rows", "1:256"], "--rows 1:256: node_depth must be an integer in [0, 255]"),
     (["--rows", f"{1 << 64}:0"], "level_index must be an integer in [1, 9223372036854775807]"),
     (["--generator", "tilegen", "--n", str(10 ** 20)],
-     "boards per row must be an int in [1, 65536] for tilegen"),
-    (["--out", ""], "--out is empty"),
+     "--n: must be a whole number of boards in [1, 65536]"),
+    (["--generator", "minegen", "--n", "5000"],
+     "boards per row must be an int in [1, 4096] for minegen"),
+    (["--out", ""], "argument --out: must not be empty"),
 ])
 def test_out_of_range_options_exit_2_in_one_line(tmp_path, monkeypatch, args, why):
     monkeypatch.chdir(tmp_path)
@@ -615,11 +617,12 @@ def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size):
 @pytest.mark.parametrize("flag, body, why", [
     ("--slurm", 'memory = "lots"\ncores = 1\n', 'memory must be a size such as "2GB"'),
     ("--slurm", 'memory = "2GB"\n', "cores is missing"),
-    ("--slurm", 'memory = "2GB"\ncores = -3\njobs = "x"\n', "cores must be an int >= 1"),
+    ("--slurm", 'memory = "2GB"\ncores = -3\njobs = "x"\n', "cores must be an int in [1, 4096]"),
     ("--profile", 'memory = "2GB"\ncores = 1\nwalltime = "soon"\n',
      "walltime must be a SLURM time"),
     ("--profile", 'memory = "2GB"\ncores = 1\nworker_timeout = inf\n',
-     "worker_timeout must be seconds"),
+     "worker_timeout must be a number of seconds in (0, 86400]"),
+    ("--slurm", f'memory = "2GB"\ncores = 1\njobs = {10 ** 20}\n', "jobs must be an int in [1, 10000]"),
 ])
 def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
     profile = tmp_path / "s.toml"
@@ -631,9 +634,9 @@ def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
 
 
 @pytest.mark.parametrize("args, why", [
-    (["1", "256"], "depth must be in [0, 255]"),
-    (["1", "0", "--index", str(10 ** 20)], "index must be in [0, 9223372036854775807]"),
-    (["1", "0", "--sigma", str(10 ** 20)], "sigma must be in [0, 9223372036854775807]"),
+    (["1", "256"], "depth: must be an integer in [0, 255]; got '256'"),
+    (["1", "0", "--index", str(10 ** 20)], "--index: must be an integer in [0, 9223372036854775807]"),
+    (["1", "0", "--sigma", str(10 ** 20)], "--sigma: must be an integer in [0, 9223372036854775807]"),
     (["1", "0", "--index", str((1 << 63) - 1)], "past the last board of the row's stream"),
 ])
 def test_board_arguments_past_the_records_range_exit_2(args, why):

@@ -189,7 +189,7 @@ def test_replay_json_and_tools(capsys, tables):
     (("generate", "paris", 1), "unknown city 'paris'; known cities: bangkok, beijing"),
     (("generate", "beijing", 9), "no preset for beijing level 9 revision 1"),
     (("generate", "beijing", 1, "--revision", 2), "no preset for beijing level 1 revision 2"),
-    (("generate", "beijing", "one"), "argument level: invalid int value"),
+    (("generate", "beijing", "one"), "argument level: must be an integer in [1, 2147483647]"),
     (("generate", "beijing", 1, "--seed", "abc"), "argument --seed: not an integer"),
     (("generate", "beijing", 1, "--seed", "-1"), "argument --seed: must be in [0, 2^64)"),
     (("generate", "beijing", 1, "--seed", str(2**64)), "must be in [0, 2^64)"),

@@ -12,26 +12,22 @@ import argparse
 import json
 import sys
 
-from boardcore.cli import (BOARD_EXIT_HELP, EXIT_BAD_INPUT, VALIDATE_EXIT_HELP, command_for,
-                           interruptible, version_line, write_user_file)
+from boardcore import domains as dom
+from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, interruptible,
+                           version_line, write_user_file)
+from boardcore.domains import Number, Parser
+from boardcore.output import file_target
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
 PROG = "tilegen"
 MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
+LEVEL = Number(1, 2**31 - 1)  # the tables say which levels exist (then: exit 2, naming them)
+REVISION = Number(1, 2**31 - 1)
 
 
 command = command_for(PROG)
 RAW = argparse.RawDescriptionHelpFormatter  # the epilogs keep their line breaks
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block): ``tilegen: <what> (see --help)``."""
-
-    def error(self, message: str):
-        self.exit(EXIT_BAD_INPUT, f"{PROG}: {self.prog.removeprefix(PROG).strip() or 'error'}:"
-                                  f" {message} (see {self.prog} --help)\n")
-
 
 
 def seed_value(text: str) -> int:
@@ -57,15 +53,20 @@ def index_value(text: str) -> int:
     return value
 
 
+# the walker's values for the two hand-written types (tests/test_option_domains.py)
+seed_value.bad_values = dom.SEED64.bad_values
+index_value.bad_values = Number(-1, MAX_INDEX, hi_open=True).bad_values
+
+
 def level_list(text: str) -> tuple[int, ...]:
-    try:
-        levels = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a comma-separated list of levels, got {text!r}") \
-            from None
+    """Comma-separated level ids, each in ``LEVEL``."""
+    levels = tuple(LEVEL(x) for x in text.split(",") if x.strip())
     if not levels:
         raise argparse.ArgumentTypeError("no level given")
     return levels
+
+
+level_list.bad_values = lambda: ["", ",", "1,x", "0", "1,2," + "9" * 30, "nan"]
 
 
 @command
@@ -118,6 +119,8 @@ def cmd_generate(args) -> int:
 
     if args.tools and args.replay is None:
         raise InputError("--tools needs --replay STRATEGY")
+    if args.play:  # the target is checked before the board is made (boardcore.output)
+        file_target(args.play, "--play", "board.html")
     if args.daily is not None:
         from .daily import board_of
         from .table_loader import load_tables
@@ -172,6 +175,7 @@ def cmd_export_tables(args) -> int:
     from .export import rows_document
     from .table_loader import load_tables
 
+    file_target(args.out, "--out", "rows.json")  # before the work (boardcore.output)
     doc = rows_document(load_tables(args.tables))
     _write_json(args.out, doc)
     print(f"wrote {len(doc['rows'])} row(s) of {args.tables or 'tables/tilematch'} "
@@ -185,6 +189,7 @@ def cmd_export(args) -> int:
     from .export import board_pack
     from .table_loader import load_tables
 
+    file_target(args.out, "--out", "pack.json")  # before the work (boardcore.output)
     doc = board_pack(load_tables(args.tables))
     _write_json(args.out, doc)
     won = sum(b["witness"] is not None for b in doc["boards"])
@@ -195,17 +200,12 @@ def cmd_export(args) -> int:
 @command
 @interruptible(PROG)
 def cmd_telemetry_synth(args) -> int:
-    from pathlib import Path
+    from boardcore.output import usable_folder
 
     from .table_loader import load_tables
     from .telemetry import synth
 
-    if args.seeds < 1 or args.sessions < 1 or args.days < 1 or args.anomalies < 0:
-        raise InputError("telemetry synth: --seeds, --sessions and --days must be >= 1, "
-                         "--anomalies >= 0")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {args.out} is a file; give a folder")
+    out = usable_folder(args.out, "--out")  # before the boards: nothing made when refused
     boards = synth.boards(load_tables(args.tables), args.seeds)
     frame, info = synth.sessions(boards, args.sessions, args.days,
                                  synth.Model(anomalies=args.anomalies), args.seed)
@@ -262,9 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Generate one board (default: the production board, "
                                    "seed FNV-1a-64 of 'city:level:revision').")
     g.add_argument("city", help="city id, e.g. beijing")
-    g.add_argument("level", type=int, nargs="?", default=None,
+    g.add_argument("level", type=LEVEL, nargs="?", default=None,
                    help="level id, 1..6 (left out with --daily)")
-    g.add_argument("--revision", type=int, default=None, help="generation revision (default 1)")
+    g.add_argument("--revision", type=REVISION, default=None, help="generation revision (default 1)")
     seed = g.add_mutually_exclusive_group()
     seed.add_argument("--seed", type=seed_value, default=None,
                       help="a raw uint64 seed (decimal or 0x hex): a debug replay board")
@@ -316,11 +316,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "0 .. SEEDS-2, with planted abnormal boards; every file "
                                     "says it is synthetic.")
     s.add_argument("--out", required=True, help="folder to write into")
-    s.add_argument("--seeds", type=int, default=6, help="boards per row (default 6)")
-    s.add_argument("--sessions", type=int, default=400, help="sessions per board (default 400)")
-    s.add_argument("--days", type=int, default=30, help="days the sessions span (default 30)")
-    s.add_argument("--anomalies", type=int, default=4, help="planted abnormal boards (default 4)")
-    s.add_argument("--seed", type=int, default=7, help="seed of the model's draws (default 7)")
+    s.add_argument("--seeds", type=Number(1, 4096, what="boards"), default=6, help="boards per row (default 6)")
+    s.add_argument("--sessions", type=Number(1, 10**6, what="sessions"), default=400, help="sessions per board (default 400)")
+    s.add_argument("--days", type=Number(1, 3660, what="days"), default=30, help="days the sessions span (default 30)")
+    s.add_argument("--anomalies", type=Number(0, 4096, what="boards"), default=4, help="planted abnormal boards (default 4)")
+    s.add_argument("--seed", type=dom.SEED64, default=7, help="seed of the model's draws (default 7)")
     s.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")
     s.set_defaults(func=cmd_telemetry_synth)
 
@@ -334,12 +334,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--levels", type=level_list, default=(1, 2, 3, 4, 5, 6),
                    help="comma-separated level ids (default 1,2,3,4,5,6)")
     b.add_argument("--city", default="beijing", help="city id (default beijing)")
-    b.add_argument("--revision", type=int, default=1, help="revision (default 1)")
-    b.add_argument("--repeats", type=int, default=7,
+    b.add_argument("--revision", type=REVISION, default=1, help="revision (default 1)")
+    b.add_argument("--repeats", type=Number(1, 1000), default=7,
                    help="timed kernel repeats; the median is reported (default 7)")
-    b.add_argument("--boards", type=int, default=32,
+    b.add_argument("--boards", type=Number(1, 1 << 16, what="boards"), default=32,
                    help="audit boards 0..N-1 per kernel repeat (default 32)")
-    b.add_argument("--plain-boards", type=int, default=2,
+    b.add_argument("--plain-boards", type=Number(1, 1000, what="boards"), default=2,
                    help="boards the plain reading plays (the first of them; the ratio "
                         "compares the kernel on these same boards; default 2)")
     b.add_argument("--plain", metavar="FILE", default=None,

@@ -1,4 +1,5 @@
-"""Atomic writes, written once: write to a temporary name, fsync, rename, fsync the folder.
+"""Atomic writes of the run store: whole files (boardcore.atomic, the one writer every
+command uses), whole folders, stale temporary names, free run names.
 
 A reader (or a crash) sees the old content or the new, never half of either. Temporary
 names are unique per process and call, so two writers never share one.
@@ -11,18 +12,16 @@ import errno
 import glob
 import os
 import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from boardcore.atomic import fsync_path, tmp_name as _tmp_name, write_file  # noqa: F401 (re-exported)
 from boardcore.errors import InputError
 
 T = TypeVar("T")
 
 
-def _tmp_name(final: Path) -> Path:
-    return final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
 
 
 def _alive(pid: int) -> bool:
@@ -77,31 +76,6 @@ def os_errors(path: str | os.PathLike) -> Iterator[None]:
         if _full(folder):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from e
         raise
-
-
-def fsync_path(path: Path) -> None:
-    """fsync a file or a folder (a folder's entries: the rename itself)."""
-    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_file(final: str | os.PathLike, write: Callable[[Path], None]) -> Path:
-    """``write(tmp_path)`` fills a temporary file beside ``final``; then fsync, rename onto
-    ``final`` and fsync the folder. The temporary file is removed on any failure."""
-    final = Path(final)
-    tmp = _tmp_name(final)
-    try:
-        write(tmp)
-        fsync_path(tmp)
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_path(final.parent)
-    return final
 
 
 def write_bytes(final: str | os.PathLike, data: bytes) -> Path:

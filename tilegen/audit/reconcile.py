@@ -14,6 +14,7 @@ reported with their counts; duplicates count once.
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -153,23 +154,35 @@ def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict) -> list[dict]:
 
 
 def write(doc: dict, out: Path) -> Path:
-    """reconcile.json in ``<out>/tilegen/reconcile/<stamp>/``."""
-    base = out / "tilegen" / "reconcile" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    base.parent.mkdir(parents=True, exist_ok=True)
-    folder, k = base, 1
-    while True:  # two reconciliations in one second keep a folder each
-        try:
-            folder.mkdir()
-            break
-        except FileExistsError:
-            k += 1
-            folder = base.with_name(f"{base.name}-{k}")
-    (folder / "reconcile.json").write_text(json.dumps(doc, indent=1, default=str) + "\n",
-                                           encoding="utf-8")
+    """reconcile.json and report.html in a new ``<out>/tilegen/reconcile/<stamp>/``, whole
+    or not at all (``pipeline.store.atomic.folder``); two reconciliations in one second
+    keep a folder each (``-2``, ``-3`` ...)."""
+    from boardcore.output import writing_under
+    from pipeline.store import atomic
+
     from .reconcile_page import html
 
-    (folder / "report.html").write_text(html(doc), encoding="utf-8")
-    return folder
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    parent = out / "tilegen" / "reconcile"
+    with writing_under(out):
+        parent.mkdir(parents=True, exist_ok=True)
+
+        def take(name: str) -> Path:
+            final = parent / name
+            if final.exists():
+                raise FileExistsError(final)
+            try:
+                with atomic.folder(final) as tmp:
+                    (tmp / "reconcile.json").write_text(
+                        json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
+                    (tmp / "report.html").write_text(html(doc), encoding="utf-8")
+            except OSError as e:  # another reconcile renamed its folder there first
+                if e.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise FileExistsError(final) from e
+                raise
+            return final
+
+        return atomic.claim_name(stamp, take, "reconcile folder", parent)
 
 
 def flagged(doc: dict) -> bool:
@@ -211,6 +224,9 @@ def _outside(r: dict) -> str:
 def cmd_reconcile(args) -> int:
     from pipeline.store.runs import resolve_run
 
+    from pipeline.options import usable_out
+
+    usable_out(args.out)  # the report's folder, checked before anything is read
     run_dir = resolve_run(args.run, args.out, subdir="tilegen")
     if args.engine == "local":
         if args.workers is not None or args.scheduler is not None:
@@ -232,11 +248,10 @@ def _on_dask(args, run_dir: Path) -> dict:
     """The reconciliation with the files tallied on a Dask cluster (the audit's session:
     an embedded LocalCluster on loopback, or --scheduler); the same result as locally."""
     from pipeline.engine.session import session
-    from pipeline.options import AuditOptions, check, usable_out
+    from pipeline.options import AuditOptions, check
 
     opts = AuditOptions(scheduler=args.scheduler, workers=args.workers, out=args.out)
     check(opts)  # the audit's rules for --workers and --scheduler, before a cluster starts
-    usable_out(args.out)
     read.files(Path(args.telemetry))  # bad input before a cluster starts
     with session(opts.cluster(), announce=lambda m: print(f"reconcile: {m}",
                                                           file=sys.stderr)) as s:
@@ -248,6 +263,8 @@ def _on_dask(args, run_dir: Path) -> dict:
 
 
 def add_reconcile(sub, command) -> None:
+    from boardcore import domains as dom
+
     r = sub.add_parser(
         "reconcile", help="players' telemetry against a finished tilegen audit run",
         description="Compare telemetry sessions (Parquet, CSV or NDJSON; docs/telemetry.md) "
@@ -260,14 +277,14 @@ def add_reconcile(sub, command) -> None:
     r.add_argument("--run", default="LATEST", help="tilegen audit run: folder, id or LATEST")
     r.add_argument("--telemetry", required=True, help="a telemetry file or folder")
     r.add_argument("--out", default="reports", help="output root (default: reports)")
-    r.add_argument("--fdr", type=float, default=FDR, help=f"false-discovery rate of the "
+    r.add_argument("--fdr", type=dom.FDR, default=FDR, help=f"false-discovery rate of the "
                    f"abnormal-seed flags (default {FDR})")
-    r.add_argument("--min-sessions", type=int, default=MIN_SESSIONS,
+    r.add_argument("--min-sessions", type=dom.SESSIONS, default=MIN_SESSIONS,
                    help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
     r.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="where the files are tallied: here, one after another (default), "
                         "or on the audit's Dask cluster, a file per task (the same result)")
-    r.add_argument("--workers", type=int, default=None,
+    r.add_argument("--workers", type=dom.WORKERS, default=None,
                    help="with --engine dask: embedded LocalCluster worker processes")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with --engine dask: an existing Dask scheduler (host:port)")

@@ -164,11 +164,12 @@ def sessions(b: pl.DataFrame, per_board: int, days: int, model: Model, seed: int
 
 
 def write(out: Path, frame: pl.DataFrame, info: dict) -> list[Path]:
-    """The sessions as ``synthetic-sessions.parquet`` and ``planted.json`` in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    data = out / "synthetic-sessions.parquet"
-    frame.write_parquet(data)
-    meta = out / "planted.json"
-    meta.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-    return [data, meta]
+    """The sessions as ``synthetic-sessions.parquet`` and ``planted.json`` in ``out`` (a
+    folder ``boardcore.output.usable_folder`` accepted), each written whole or not at all."""
+    from boardcore.output import write_file
 
+    data = write_file(out / "synthetic-sessions.parquet", frame.write_parquet, "--out",
+                      "telemetry")
+    meta = write_file(out / "planted.json", json.dumps(info, indent=1) + "\n", "--out",
+                      "telemetry")
+    return [data, meta]

@@ -1,0 +1,178 @@
+"""Every file or folder a command writes at a path the user gave goes through here
+(decision 213): ``--play``, ``--out`` of export, export-tables, telemetry synth, reconcile,
+the audit's and the tools' output roots, ``--junit-xml``.
+
+- A file target is a regular file (replaced whole) or a new name. A folder, a device node,
+  a FIFO, a socket or a symbolic link is refused, and left as it was: run as root, a rename
+  over ``/dev/null`` would replace the device with a regular file.
+- A folder target is a folder (created if missing) outside /proc, /sys and /dev, where a
+  file can be written, fsynced and removed; nothing is left behind when it is not.
+- The write itself is the audit's (``boardcore.atomic``): temporary name, fsync, rename.
+- Whatever the operating system refuses (read-only, no space, permission, a file where a
+  folder must be) is ``InputError``, exit 2, one line naming the option and the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from . import atomic
+from .errors import InputError
+
+SYSTEM_TREES = ("/proc", "/sys", "/dev")
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "a file"
+    return next((k for test, k in _KINDS if test(mode)), "not a regular file")
+
+
+def describe_os_error(e: OSError) -> str:
+    """An OSError about a file as a person reads it."""
+    why = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+           errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+           errno.ENOTDIR: "a file stands where a folder must be",
+           errno.EISDIR: "a folder stands where a file must be"}
+    return why.get(e.errno, e.strerror or str(e))
+
+
+def _system_tree(resolved: Path) -> bool:
+    s = str(resolved)
+    return any(s == t or s.startswith(t + "/") for t in SYSTEM_TREES)
+
+
+def _folder_full(folder: Path) -> bool:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < (1 << 20)
+
+
+def file_target(path: str | os.PathLike, option: str, example: str) -> Path:
+    """``path`` checked as the target of a file write: a regular file or a new name in an
+    existing folder. InputError (nothing touched) otherwise; ``example`` is a file name
+    the message suggests."""
+    text = os.fspath(path)
+    if not text.strip():
+        raise InputError(f"{option} is empty: name a file, e.g. {example}")
+    out = Path(text)
+    try:
+        st = out.lstat()
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"{option} {text}: not a usable file ({describe_os_error(e)})") \
+            from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = _kind(st.st_mode)
+        hint = f"; give a file name, e.g. {out / example}" if stat.S_ISDIR(st.st_mode) else \
+            "; give a regular file or a new name"
+        raise InputError(f"{option} {text} is {kind}: nothing written{hint}")
+    if text.endswith("/"):
+        raise InputError(f"{option} {text} ends with '/': give a file name, e.g. "
+                         f"{out / example}")
+    parent = out.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise InputError(f"{option} {text}: the folder {parent} {what}")
+    resolved = parent.resolve() / out.name
+    if _system_tree(resolved):
+        raise InputError(f"{option} {text}: {resolved.parent} is a system tree, not a "
+                         "place for output")
+    return out
+
+
+def write_file(path: str | os.PathLike, payload: str | bytes | Callable[[Path], None],
+               option: str, example: str) -> Path:
+    """Write ``payload`` (text as UTF-8, bytes, or ``fill(tmp_path)``) to the file the user
+    named with ``option``, whole or not at all. InputError (exit 2) for a target that is
+    not a regular file or a new name, or a place the system will not write."""
+    out = file_target(path, option, example)
+    if callable(payload):
+        fill = payload
+    else:
+        data = payload.encode("utf-8") if isinstance(payload, str) else payload
+        def fill(p: Path) -> None:
+            p.write_bytes(data)
+    try:
+        return atomic.write_file(out, fill)
+    except OSError as e:
+        raise InputError(f"{option} {os.fspath(path)}: cannot write there "
+                         f"({describe_os_error(e)})") from None
+    except Exception:
+        if _folder_full(out.parent):  # Arrow and Polars name a full disk in words of their own
+            raise InputError(f"{option} {os.fspath(path)}: cannot write there (no space left "
+                             "on the device)") from None
+        raise
+
+
+def usable_folder(path: str | os.PathLike, option: str = "--out",
+                  default: str | None = None) -> Path:
+    """Make sure ``path`` can hold output: a folder (created if missing) outside /proc,
+    /sys and /dev, where a file can be written, fsynced and removed. InputError (exit 2)
+    naming the reason; creates nothing when it fails."""
+    text = os.fspath(path)
+    if not text.strip():
+        raise InputError(f"{option} is empty: name an output folder"
+                         + (f" (default: {default})" if default else ""))
+    p = Path(text)
+    try:
+        resolved = p.resolve()
+    except (OSError, RuntimeError) as e:
+        raise InputError(f"{option} {text}: not a usable output folder ({e})") from None
+    if _system_tree(resolved):
+        raise InputError(f"{option} {text}: {resolved} is a system tree, not an output folder")
+    if resolved.exists() and not resolved.is_dir():
+        raise InputError(f"{option} {text}: it is {_kind(resolved.stat().st_mode)}, not a "
+                         "folder")
+    existing = resolved
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{option} {text}: {existing} is a file, so no folder can be made "
+                         "under it")
+    made = []
+    probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        for d in reversed([resolved, *resolved.parents]):
+            if not d.exists():
+                d.mkdir()
+                made.append(d)
+        with open(probe, "wb") as f:
+            f.write(b"\0" * 65536)
+            f.flush()
+            os.fsync(f.fileno())
+        probe.unlink()
+    except OSError as e:
+        with contextlib.suppress(OSError):  # a read-only file system refuses even this
+            probe.unlink(missing_ok=True)
+        for d in reversed(made):
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise InputError(f"{option} {text}: cannot write there ({describe_os_error(e)})") \
+            from None
+    return resolved
+
+
+@contextlib.contextmanager
+def writing_under(path: str | os.PathLike, option: str = "--out"):
+    """A block that writes files under the output folder ``path`` (already checked by
+    ``usable_folder``): an OSError inside it (the disk filled, the mount went read-only)
+    is InputError naming the option, exit 2."""
+    try:
+        yield
+    except OSError as e:
+        where = e.filename or os.fspath(path)
+        raise InputError(f"{option} {os.fspath(path)}: cannot write {where} "
+                         f"({describe_os_error(e)})") from None
