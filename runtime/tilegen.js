@@ -6,7 +6,7 @@
 // that `tilegen export-tables` writes (the module does not read TOML). No dependencies:
 // node 20 and browsers; BigInt for the seeds.
 
-import { deriveAt, fnv1a64, Pcg32 } from './rng.js';
+import { deriveAt, exactInteger, fnv1a64, Pcg32 } from './rng.js';
 import {
   buildGraph, coversCategories, Defect, drawLayout, layoutChecks, layoutDefect, Reason,
   selectElements, BP,
@@ -21,7 +21,7 @@ import {
 export { Game, Tool, TOOL_NAMES } from './tile/rules.js';
 export { Strategy, STRATEGY_NAMES, ties, chooseClick, policyTool, playRun } from './tile/runs.js';
 export { classifyDeadlock } from './tile/deadlock.js';
-export { fnv1a64, deriveAt, Pcg32 } from './rng.js';
+export { fnv1a64, deriveAt, exactInteger, Pcg32 } from './rng.js';
 
 export const LAYOUT_SEQ = 1442695040888963407n;
 export const MAX_ATTEMPTS = 50;
@@ -42,18 +42,96 @@ export function findRow(tables, cityId, levelId, revision = 1) {
   return row;
 }
 
-/** Seed, index and closing work of a board (protocol §2; batch.closing_of). */
+// What the runtime refuses, as tilegen refuses it (tilegen/cli.py seed_value, index_value,
+// MAX_INDEX; boardcore/dates.py parse_date), with the very message texts: refusing is better
+// than a board made of another value under the asked one's id. runtime/test/
+// refused-inputs.json lists bad values with tilegen's messages; tests/test_tilegen_js.py
+// holds both sides to it. Numbers must be safe integers (rng.js exactInteger): a larger one
+// may be another value rounded.
+export const SEED_END = 1n << 64n; // seeds are uint64: [0, 2^64)
+// audit board indices are int64 (the block [i, i + 1) must fit): [-1, MAX_INDEX)
+export const MAX_INDEX = (1n << 63n) - 1n;
+// exactly YYYY-MM-DD, ASCII digits: another ISO form of the same day would change the seed
+const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+// what Python's str.isprintable() refuses beyond ASCII (repr escapes it)
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Z}]/u;
+
+/** A uint64 seed (BigInt or safe integer Number) as a BigInt; RangeError outside [0, 2^64). */
+export function seedValue(seed) {
+  const v = exactInteger(seed, 'the seed');
+  if (v < 0n || v >= SEED_END) throw new RangeError(`must be in [0, 2^64), got ${v}`);
+  return v;
+}
+
+/**
+ * An audit board index (-1: the production board) in [-1, 2^63 - 1), given as a BigInt or a
+ * safe integer Number. Returned as a Number when it is safe, else as the BigInt (the record's
+ * `seed_index` then is that BigInt: a Number would round it).
+ */
+export function indexValue(index) {
+  const v = exactInteger(index, 'the index');
+  if (v < -1n) throw new RangeError(`must be >= -1 (-1: the production board), got ${v}`);
+  if (v >= MAX_INDEX) throw new RangeError(`must be < 2^63 - 1 (int64 board indices), got ${v}`);
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** Python's repr() of a string, for messages that quote one as tilegen's do. */
+function pyRepr(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of text) {
+    const c = ch.codePointAt(0);
+    if (ch === quote || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (c < 0x7f || !UNPRINTABLE.test(ch)) out += ch;
+    else if (c <= 0xff) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += `\\U${c.toString(16).padStart(8, '0')}`;
+  }
+  return out + quote;
+}
+
+/**
+ * `text` if it is a calendar date written YYYY-MM-DD (boardcore/dates.py parse_date, `what`
+ * naming the value); else TypeError (not a string) or RangeError, with parse_date's message
+ * (the reason in brackets is Python's date.fromisoformat's, checked year, month, day).
+ */
+export function parseDate(text, what = 'date') {
+  if (typeof text !== 'string') {
+    throw new TypeError(`${what} ${String(text)}: write the date as YYYY-MM-DD, e.g. 2026-01-01`);
+  }
+  if (!DATE.test(text)) {
+    throw new RangeError(`${what} ${pyRepr(text)}: write the date as YYYY-MM-DD, e.g. 2026-01-01`);
+  }
+  const [y, m, d] = text.split('-').map(Number);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  const why = y < 1 ? `year ${y} is out of range` : m < 1 || m > 12 ? 'month must be in 1..12'
+    : d < 1 || d > days ? 'day is out of range for month' : null;
+  if (why) throw new RangeError(`${what} ${text}: not a calendar date (${why})`);
+  return text;
+}
+
+/**
+ * Seed, index and closing work of a board (protocol §2; batch.closing_of). `which`: `{}`,
+ * `{ index }` or `{ seed }` (undefined or null: not given). Throws on a bad seed or index
+ * (seedValue, indexValue) rather than make another board.
+ */
 export function resolveBoard(row, which = {}) {
-  if (which.seed !== undefined && which.index !== undefined) {
+  const given = (v) => v !== undefined && v !== null;
+  if (given(which.seed) && given(which.index)) {
     throw new Error('give a seed or an index, not both');
   }
-  if (which.seed !== undefined) {
-    const seed = BigInt(which.seed);
-    return { seed, index: null, closing: Close.SEARCH | Close.DIAGNOSE };
+  if (given(which.seed)) {
+    return { seed: seedValue(which.seed), index: null, closing: Close.SEARCH | Close.DIAGNOSE };
   }
-  const index = which.index ?? -1;
-  const seed = index === -1 ? fnv1a64(row.key) : deriveAt(`tilegen:${row.key}`, index);
-  const sampled = index === -1 || index % row.diagnoseEvery === 0;
+  const index = indexValue(given(which.index) ? which.index : -1);
+  const i = BigInt(index);
+  const seed = i === -1n ? fnv1a64(row.key) : deriveAt(`tilegen:${row.key}`, i);
+  const sampled = i === -1n || i % BigInt(row.diagnoseEvery) === 0n;
   return { seed, index, closing: Close.SEARCH | (sampled ? Close.DIAGNOSE : 0) };
 }
 
@@ -77,9 +155,10 @@ function defectError(code, row, seed) {
   return new Error(`tilegen defect ${DEFECT_NAMES[code]} on ${row.key} seed ${seed}`);
 }
 
-/** The daily seed of a city on a date (05 §12.1): FNV-1a-64 of `${date}:daily:${cityId}`. */
+/** The daily seed of a city on a date (05 §12.1): FNV-1a-64 of `${date}:daily:${cityId}`;
+ * throws on a date that is not a calendar date written YYYY-MM-DD (parseDate). */
 export function dailySeed(date, cityId) {
-  return fnv1a64(`${date}:daily:${cityId}`);
+  return fnv1a64(`${parseDate(date)}:daily:${cityId}`);
 }
 
 /**
@@ -88,7 +167,7 @@ export function dailySeed(date, cityId) {
  * revision of it) with seed `dailySeed(date, cityId)` and all the closing work.
  */
 export function dailyBoard(cityId, date, tables) {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`date ${date}: write YYYY-MM-DD`);
+  parseDate(date, '--daily'); // first, as tilegen/daily.py board_of: the same message
   if (!tables.daily) throw new Error('the exported tables have no daily setting (daily.toml)');
   const levelId = tables.daily.cities[cityId] ?? tables.daily.levelId;
   const rows = tables.rows.filter((r) => r.cityId === cityId && r.levelId === levelId);
@@ -97,8 +176,12 @@ export function dailyBoard(cityId, date, tables) {
   return generateRow(row, dailySeed(date, cityId), null, Close.SEARCH | Close.DIAGNOSE);
 }
 
-/** The attempt loop (attempt.generate_tile_boards) for one seed. */
+/** The attempt loop (attempt.generate_tile_boards) for one seed; `index`: the audit board
+ * index, or null for a hand-given seed. Both are checked as resolveBoard checks them: a seed
+ * outside [0, 2^64) would be another board under this one's id. */
 export function generateRow(row, seed, index, closing) {
+  seed = seedValue(seed);
+  if (index !== null) index = indexValue(index);
   const prm = row.prm;
   const E = prm.E;
   const stream = new Pcg32(seed, LAYOUT_SEQ);

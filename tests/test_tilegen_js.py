@@ -232,3 +232,126 @@ def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
     c = tap_counts(p.stdout)
     assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c
+
+
+# ------------------------------------------------- what the runtime refuses, as tilegen does
+
+REFUSED = REPO / "runtime" / "test" / "refused-inputs.json"
+INPUTS_TEST = REPO / "runtime" / "test" / "tilegen-inputs.test.mjs"
+
+# Each entry of refused-inputs.json given to the runtime's public entry points as a runtime
+# user gives it (BigInt(text), Number(text), or the date text): what each throws.
+JS_REFUSALS = """
+import { readFileSync } from 'node:fs';
+import { dailyBoard, generateBoard } from './runtime/tilegen.js';
+const [listPath, rowsPath] = process.argv.slice(1);
+const tables = JSON.parse(readFileSync(rowsPath, 'utf8'));
+const out = JSON.parse(readFileSync(listPath, 'utf8')).refused.map((e) => {
+  const v = e.js === 'bigint' ? BigInt(e.text) : e.js === 'number' ? Number(e.text) : e.text;
+  try {
+    if (e.what === 'date') dailyBoard('beijing', v, tables);
+    else generateBoard('beijing', 1, { [e.what]: v }, tables);
+    return { taken: true };
+  } catch (err) {
+    return { error: err.constructor.name, message: err.message };
+  }
+});
+console.log(JSON.stringify(out));
+"""
+
+
+def generate_option_type(option: str):
+    """The type ``tilegen generate`` reads ``option`` with (its own parser's, whatever it
+    is): its ArgumentTypeError is the message a user sees after ``argument OPTION:``."""
+    import argparse
+
+    from tilegen.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return next(a.type for a in sub.choices["generate"]._actions if option in a.option_strings)
+
+
+def python_refusal(entry: dict, catalog) -> str | None:
+    """tilegen's message for a refused-inputs.json entry (None: tilegen takes the value):
+    --seed / --index as `tilegen generate` parses them, a date as `--daily` (board_of)."""
+    import argparse
+
+    from tilegen.daily import board_of
+    from tilegen.errors import InputError
+
+    try:
+        if entry["what"] == "date":
+            board_of(catalog, "beijing", entry["text"])
+        else:
+            generate_option_type(f"--{entry['what']}")(entry["text"])
+    except (argparse.ArgumentTypeError, InputError) as e:
+        return str(e)
+    return None
+
+
+def default_rows(path: Path) -> Path:
+    path.write_text(json.dumps(rows_document(load_tables())))
+    return path
+
+
+def test_js_refuses_what_tilegen_refuses_with_the_same_message(node, tmp_path):
+    """The seeds, indices and dates of refused-inputs.json: tilegen refuses each with the
+    listed message, and runtime/tilegen.js (generateBoard, dailyBoard, from tables that have
+    a daily setting) throws a RangeError or TypeError with the very same text."""
+    entries = json.loads(REFUSED.read_text())["refused"]
+    assert {e["what"] for e in entries} == {"seed", "index", "date"}
+    catalog = load_tables()
+    assert [python_refusal(e, catalog) for e in entries] == [e["message"] for e in entries]
+    p = subprocess.run([node, "--input-type=module", "-e", JS_REFUSALS, str(REFUSED),
+                        str(default_rows(tmp_path / "rows.json"))],
+                       capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout)
+    for e, js in zip(entries, got, strict=True):
+        kind = "TypeError" if e["message"].startswith("not an integer") else "RangeError"
+        assert js == {"error": kind, "message": e["message"]}, e
+
+
+def boundary_boards(path: Path) -> Path:
+    """Boards of the values at tilegen's limits, made by Python (`generate_planned`, as
+    `tilegen generate` makes them), with each value as refused-inputs.json writes one;
+    ``seed_index`` and ``stream_seed`` as decimal text (JSON numbers past 2^53 round)."""
+    from tilegen.daily import board_of
+
+    catalog = load_tables()
+    plan = plans(catalog, [("beijing", 1, 1)])[0]
+    cases = [(plan, {"what": "seed", "js": "bigint", "text": str(2**64 - 1)}, {"seed": 2**64 - 1}),
+             (plan, {"what": "seed", "js": "number", "text": "0"}, {"seed": 0}),
+             (plan, {"what": "index", "js": "bigint", "text": str(2**63 - 2)},
+              {"index": 2**63 - 2}),
+             (plan, {"what": "index", "js": "bigint", "text": str(2**53)}, {"index": 2**53}),
+             (plan, {"what": "index", "js": "number", "text": str(2**53 - 1)},
+              {"index": 2**53 - 1}),
+             (plan, {"what": "index", "js": "bigint", "text": "-1"}, {"index": -1})]
+    for date in ("2024-02-29", "2000-02-29", "0001-01-01"):
+        daily, seed = board_of(catalog, "beijing", date)
+        cases.append((daily, {"what": "date", "text": date}, {"seed": seed}))
+    boards = []
+    for p, which, kwargs in cases:
+        res = generate_planned(p, **kwargs)
+        rec = {k: v for k, v in res.record.items() if k != "gen_ms"}
+        rec["stream_seed"] = str(rec["stream_seed"])
+        rec["seed_index"] = None if rec["seed_index"] is None else str(rec["seed_index"])
+        boards.append({"city": p.city_id, "level": p.level_id, "which": which,
+                       "boardState": res.board.as_json(), "record": rec})
+    path.write_text(json.dumps(boards))
+    return path
+
+
+def test_node_takes_tilegens_boundary_values_and_rebuilds_their_boards(node, tmp_path):
+    """runtime/test/tilegen-inputs.test.mjs with the boundary boards: every refusal of the
+    list, the JavaScript-only ones, and seed 2^64 - 1, index 2^63 - 2 (a BigInt), index
+    2^53 - 1 (a Number), 2024-02-29 ... rebuilt as Python builds them."""
+    env = {"PATH": "/usr/bin:/bin:/usr/local/bin",
+           "TILEGEN_JS_ROWS": str(default_rows(tmp_path / "rows.json")),
+           "TILEGEN_JS_BOUNDARY": str(boundary_boards(tmp_path / "boundary.json"))}
+    p = subprocess.run([node, "--test", "--test-reporter=tap", str(INPUTS_TEST)],
+                       capture_output=True, text=True, timeout=600, cwd=REPO, env=env)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+    c = tap_counts(p.stdout)
+    assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c
