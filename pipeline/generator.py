@@ -108,6 +108,14 @@ class Generator(ABC):
     # aggregations decide which boards each per-row figure reads (see ``board_span``).
     first_index = 0
 
+    def expected_columns(self, plan: Any, first: int, count: int) -> dict[str, Any]:
+        """Record columns whose values the plan fixes before any board is made, for boards
+        [first, first + count): a column name -> one value for every board, or an array of
+        ``count`` values (the stream seeds). A resumed shard whose records disagree is not
+        this row's (``store.shards.proves``): a copy of another row's shard relabelled with
+        this row's key. Default: none (the key and index columns are always checked)."""
+        return {}
+
     @property
     def report_subdir(self) -> str:
         """The folder under --out, before metric_v<k>/ ("" = --out itself)."""

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from cli_harness import run_cli
 
+from pipeline.analysis import records
 from pipeline.analysis.lines import evaluate, hard_failures
 from minegen.audit.generator import GENERATOR
 from pipeline.jobs.audit import AuditResult, run_audit
@@ -230,6 +231,78 @@ def test_tier_shares_are_the_records_tier_distribution(baseline):
     assert got.equals(by_hand)
     total = got.select(sum(pl.col(f"tier_{t}_share") for t in range(5))).to_series()
     assert ((total - 1).abs() < 1e-12).all()
+
+
+def _interrupted_run(tmp_path, monkeypatch, cluster, rows, n=16) -> Path:
+    """A run folder interrupted after every row's shard was saved (its .partial-*)."""
+    import signal
+
+    from pipeline.errors import Interrupted, RunInterrupted
+    from pipeline.jobs import audit as job
+
+    def interrupted(*a, **kw):
+        raise Interrupted(signal.SIGINT)
+
+    with monkeypatch.context() as m:
+        m.setattr(job, "_finish", interrupted)
+        with pytest.raises(RunInterrupted):
+            audit(tmp_path, rows=rows, n=n, scheduler=cluster)
+    (partial,) = (tmp_path / "reports" / "metric_v1").glob(".partial-*")
+    return partial
+
+
+def _forge(shards: Path, position: int, frame: pl.DataFrame) -> None:
+    """Write ``frame`` as the shard at ``position`` with a key file that matches it."""
+    import hashlib
+
+    data, key = shards / f"r{position:05d}.parquet", shards / f"r{position:05d}.json"
+    frame.write_parquet(data)
+    doc = json.loads(key.read_text())
+    doc.update(rows=frame.height, sha256=hashlib.sha256(data.read_bytes()).hexdigest())
+    key.write_text(json.dumps(doc, sort_keys=True))
+
+
+def test_a_forged_shard_is_named_and_recomputed(tmp_path, monkeypatch, cluster, capsys):
+    """Issue 29's forgery: row (1, 0)'s shard copied over row (1, 2)'s, relabelled
+    node_depth 2, its key file's hash fixed: the records' stream seeds and board size are
+    not row (1, 2)'s. And a shard whose every record keeps the plan's columns but lies about
+    a figure: the board made again from it differs. Both are recomputed and named, and
+    the records equal a clean run's."""
+    rows = ((1, 0), (1, 2), (2, 0))
+    partial = _interrupted_run(tmp_path / "a", monkeypatch, cluster, rows)
+    shards = partial / "shards"
+    first = pl.read_parquet(shards / "r00000.parquet")
+    _forge(shards, 1, first.with_columns(pl.lit(2, pl.Int64).alias("node_depth")))
+    third = pl.read_parquet(shards / "r00002.parquet")
+    _forge(shards, 2, third.with_columns(pl.col("revealed") - 1))
+    capsys.readouterr()
+    resumed = run_audit(AuditOptions(out=str(tmp_path / "a" / "reports"), scheduler=cluster,
+                                     resume=partial.name.removeprefix(".partial-")),
+                        progress=False)
+    said = capsys.readouterr().err
+    assert resumed.manifest["reused_rows"] == [[1, 0]]
+    assert "row (1, 2) is not reused (its records' stream_seed are not the row's)" in said
+    assert "row (2, 0) is not reused (board " in said and "differs from its record" in said
+    clean = audit(tmp_path / "b", rows=rows, n=16, scheduler=cluster)
+    assert resumed.manifest["records_sha256"] == clean.manifest["records_sha256"]
+
+
+@pytest.mark.parametrize("name", ["minegen", "tilegen"])
+def test_records_prove_their_own_row_and_no_other(name):
+    """``expected_columns`` of both generators: a block of a row passes its own plan's
+    check, and fails every other row's (seeds or the preset's values differ)."""
+    from pipeline.generator import load_generator
+    from pipeline.store.shards import disproves, shard_key
+
+    gen = load_generator(name)
+    plans = gen.plans(gen.load(None), [])[:3]
+    expect = shard_key(gen, plans[0], 2)  # boards [first_index, 2)
+    frame = records.to_frame(gen.record, gen.block(plans[0], expect["first"], expect["count"]))
+    assert disproves(frame, gen, expect, plans[0]) == ""
+    relabelled = frame.with_columns(*(pl.lit(v).cast(frame.schema[f]).alias(f) for f, v in
+                                      zip(gen.key_fields, gen.key(plans[1]))))
+    other = {**expect, "key": list(gen.key(plans[1]))}
+    assert "are not the row's" in disproves(relabelled, gen, other, plans[1])
 
 
 def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatch, cluster):

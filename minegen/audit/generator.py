@@ -117,6 +117,19 @@ class MinegenAudit(Generator, Tune):
 
         warm_up(tiers=TIERS)
 
+    def expected_columns(self, plan: RowPlan, first: int, count: int) -> dict:
+        """The stream seeds derive_at("board_gen", sigma(L, D) + i) (SPEC A1 F4) and the
+        row's own values every record repeats."""
+        from boardcore.streams import derive_seeds
+
+        from ..rng import BOARD_GEN_STREAM, sigma
+
+        r, s = plan.row, sigma(plan.level, plan.depth)
+        return {"stream_seed": derive_seeds(BOARD_GEN_STREAM, s + first, count), "sigma": s,
+                "row_level": r.level_index, "row_depth": r.node_depth, "width": r.board_width,
+                "height": r.board_height, "mine_density": r.mine_density,
+                "inferability_target": r.inferability_target}
+
     def cold(self) -> bool:
         return not kernel_cache.is_warm(TIERS_ENTRY if TIERS else ENTRY)
 

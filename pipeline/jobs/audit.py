@@ -22,6 +22,7 @@ from boardcore.errors import InputError
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
+from ..engine import spot
 from ..engine.run import execute
 from ..engine.interrupts import interruptible
 from ..errors import (
@@ -159,11 +160,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     if gen.calibration:  # what the report's predictions were made from
         manifest["calibration"] = {k: gen.calibration[k] for k in ("file", "sha256",
                                                                    "synthetic")}
-    reused = [pos for pos in range(len(plans)) if store.load(pos, expects[pos], gen) is not None]
     if opts.resume:
         manifest["resumed_from"] = run_id
-    manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
-    todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
     # LATEST names the newest complete full-table audit; a subset, or the resume of an
     # older run while a newer full run exists, leaves it where it is (decided when the run
     # folder is in place, under a lock: runs.advance_latest)
@@ -171,6 +169,12 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     t0 = time.perf_counter()
     try:
         with interruptible(), runs.run_folder(vdir, run_id, created) as tmp:
+            # a shard proves its row: its records, the plan's columns and one board made
+            # again (engine.spot); any other is computed again, and named
+            reused = spot.reusable(gen, store, plans, expects, announce) if opts.resume \
+                else []
+            manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
+            todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
             # the finishing pass runs as rows arrive, in key order (analysis.collect)
             feeder = InOrder(Collector(gen, tmp / "records.parquet"), len(plans), store.read,
                              ready=reused)

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..analysis import cost
 from ..analysis import lines as L
 from ..analysis.collect import ROW, collect_each
+from ..engine import spot
 from ..engine.run import execute
 from ..options import AuditOptions
 from ..store import runs
@@ -116,7 +117,8 @@ def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: st
     store = ShardStore(cand) if (cand / "run.json").is_file() else \
         ShardStore.create(folder, name, {name: len(plans)})
     expects = [shard_key(gen, p, a.n) for p in plans]
-    todo = [i for i, p in enumerate(plans) if store.load(i, expects[i], gen) is None]
+    kept = set(spot.reusable(gen, store, plans, expects, announce))  # an interrupted tune's
+    todo = [i for i in range(len(plans)) if i not in kept]
     with execute(gen, a.cluster(scratch=str(store.folder / "scratch")), plans, todo, a.n,
                  a.seeds_per_task, store, expects, progress, what="tune",
                  announce=announce) as ex:

@@ -21,6 +21,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
@@ -127,28 +128,39 @@ class ShardStore:
         stem = f"r{position:05d}"
         return self.shards / f"{stem}.parquet", self.shards / f"{stem}.json"
 
-    def load(self, position: int, expect: dict, gen=None) -> pl.DataFrame | None:
-        """The row's records if a shard proves it holds ``expect`` (see ``key``), else None.
-        With ``gen`` the records prove it themselves as well (``proves``): a key file that
-        matches bytes of another row's records is not enough."""
+    def load(self, position: int, expect: dict, gen=None, plan=None) -> pl.DataFrame | None:
+        """The row's records if a shard proves it holds ``expect`` (see ``inspect``), else
+        None."""
+        return self.inspect(position, expect, gen, plan)[0]
+
+    def inspect(self, position: int, expect: dict, gen=None,
+                plan=None) -> tuple[pl.DataFrame | None, str]:
+        """(the row's records, "") when the shard at ``position`` proves it holds
+        ``expect``: its key file equals ``expect`` and the Parquet bytes match the key's
+        sha256. With ``gen`` the records prove their row themselves (``proves``; with
+        ``plan`` also the columns the plan fixes: stream seeds, board size ...): a key file
+        rewritten to match another row's bytes is not enough. Else (None, why): "" when
+        there is no shard, or the reason it is not reused."""
         data, key = self._paths(position)
         try:
             stored = json.loads(key.read_text(encoding="utf-8"))
             raw = data.read_bytes()
+        except FileNotFoundError:
+            return None, ""
         except (OSError, ValueError):
-            return None
+            return None, "its key file or data is unreadable"
         if {k: stored.get(k) for k in expect} != expect:
-            return None
+            return None, "its key file names another row, N or version"
         if hashlib.sha256(raw).hexdigest() != stored.get("sha256"):
-            return None
+            return None, "its bytes do not match its key file"
         try:
             frame = pl.read_parquet(data)
         except Exception:  # a damaged file: recompute the row
-            return None
-        if frame.height != stored.get("rows") or (gen is not None and
-                                                  not proves(frame, gen, expect)):
-            return None
-        return frame
+            return None, "its Parquet file is damaged"
+        if frame.height != stored.get("rows"):
+            return None, "it holds another number of records than its key file says"
+        why = "" if gen is None else disproves(frame, gen, expect, plan)
+        return (None, why) if why else (frame, "")
 
     def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
         """Data first, key last: a key always names a complete, fsynced shard."""
@@ -176,21 +188,34 @@ class ShardStore:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def proves(frame: pl.DataFrame, gen, expect: dict) -> bool:
-    """True when the records themselves are the row and the boards ``expect`` names: every
-    key column holds the row's key, and the board indexes are exactly [first, first +
-    count), in order."""
+def proves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> bool:
+    return not disproves(frame, gen, expect, plan)
+
+
+def disproves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> str:
+    """Why the records are not the row and the boards ``expect`` names ("" when they
+    are): every key column holds the row's key, the board indexes are exactly [first,
+    first + count) in order, and, with ``plan``, every column the plan fixes
+    (``gen.expected_columns``: the stream seeds, the board size ...) holds its value."""
     first, count = expect["first"], expect["count"]
     if frame.height != count:
-        return False
+        return f"it holds {frame.height} records, not {count}"
     try:
         for name, value in zip(gen.key_fields, expect["key"], strict=True):
             if frame.get_column(name).ne_missing(value).any():
-                return False
+                return f"its records' {name} is not the row's"
         index = frame.get_column(gen.index_field)
-    except (pl.exceptions.ColumnNotFoundError, ValueError):
-        return False
-    return index.to_list() == list(range(first, first + count))
+        if index.to_list() != list(range(first, first + count)):
+            return f"its records' {gen.index_field} are not boards {first}..{first + count - 1}"
+        if plan is not None:
+            for name, want in gen.expected_columns(plan, first, count).items():
+                got = frame.get_column(name).to_numpy()
+                if not np.array_equal(got, np.broadcast_to(np.asarray(want, dtype=got.dtype),
+                                                           got.shape)):
+                    return f"its records' {name} are not the row's"
+    except (pl.exceptions.ColumnNotFoundError, ValueError, TypeError):
+        return "its records lack a column of the record"
+    return ""
 
 
 def shard_key(gen, plan, n: int) -> dict:

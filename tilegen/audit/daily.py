@@ -205,6 +205,12 @@ class TilegenDaily(Generator, Daily):
     def block(self, plan, first: int, count: int):
         return dly.run_block(plan, first, count)
 
+    def expected_columns(self, plan, first: int, count: int) -> dict:
+        """Day i's seed FNV-1a-64('DATE:daily:city') and the preset's own values."""
+        p = plan.preset
+        return {"stream_seed": plan.seeds(first, count), "element_count": p.element_count,
+                "total_pieces": p.total_pieces, "layers": p.layers}
+
     def warm(self) -> None:
         from ..batch import warm_up
 

@@ -146,6 +146,18 @@ class TilegenAudit(Generator, Tune, Daily):
 
         warm_up()
 
+    def expected_columns(self, plan, first: int, count: int) -> dict:
+        """The row's seeds (index -1: FNV-1a-64 of the row key; i >= 0: derive_at of the
+        row's stream, 05 §12.1) and the preset's own values every record repeats."""
+        idx = np.arange(first, first + count)
+        seeds = np.full(count, plan.production_seed, dtype=np.uint64)
+        if (idx >= 0).any():
+            start = max(first, 0)
+            seeds[idx >= 0] = plan.audit_seeds(start, first + count - start)
+        return {"stream_seed": seeds, "element_count": plan.element_count,
+                "total_pieces": plan.total_pieces, "layers": plan.layers,
+                "target_pass_rate": plan.target_pass_rate}
+
     def cold(self) -> bool:
         from ..batch import is_warm
 
