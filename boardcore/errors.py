@@ -33,10 +33,11 @@ class Diagnostic:
     severity: str = "error"  # "error" (fatal) or "warning" (reported, not fatal)
 
     def format(self) -> str:
-        return (
-            f"[{self.severity}] {self.category}: {self.file} row {self.row} "
-            f"field {self.field} = {self.value}: {self.rule}"
-        )
+        """``[severity] category: file row R field F = V: rule``; a part that is "-" (a
+        finding about a whole file or row) is left out."""
+        where = self.file + (f" row {self.row}" if self.row != "-" else "") + (
+            f" field {self.field} = {self.value}" if self.field != "-" else "")
+        return f"[{self.severity}] {self.category}: {where}: {self.rule}"
 
 
 class TableError(InputError):

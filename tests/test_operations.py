@@ -450,16 +450,51 @@ def test_out_of_range_options_exit_2_in_one_line(tmp_path, monkeypatch, args, wh
     assert p.stderr.strip().count("\n") == 0 and not list(tmp_path.iterdir()), p.stderr
 
 
-def test_a_damaged_latest_is_no_run(tmp_path):
+def test_a_damaged_latest_is_no_run_and_says_why(tmp_path):
+    """Never followed outside its folder, and never reported as missing: the message
+    says what is wrong with the file (issue 29 item 9)."""
     from pipeline.store.runs import latest, resolve_run
 
     vdir = tmp_path / "metric_v1"
     vdir.mkdir()
-    for body in (b"\xff\xfe\x00binary", b"../../etc\n", b""):
+    for body, why in ((b"\xff\xfe\x00binary", "is not UTF-8 text"),
+                      (b"../../etc\n", "holds '../../etc', not a run id"),
+                      (b"", "is empty"), (b"  \n", "is empty"),
+                      (b"\xef\xbb\xbf20261202T000000Z-abcd-n4\n", "byte-order mark"),
+                      (b"20261202T000000Z-abcd-n4\n", "which is not a finished run folder")):
         (vdir / "LATEST").write_bytes(body)
-        assert latest(vdir) is None
-        with pytest.raises(InputError, match="names a finished run"):
+        assert latest(vdir) is None or "finished" in why  # a run id, of no finished run
+        with pytest.raises(InputError, match="LATEST") as e:
             resolve_run("LATEST", tmp_path, "")
+        assert why in str(e.value) and "\n" not in str(e.value), (body, str(e.value))
+
+
+@pytest.mark.parametrize("cmd", [["reconcile", "--telemetry", "x.csv", "--run", "RUN"],
+                                 ["diff", "RUN", "LATEST"], ["tune", "--run", "RUN"]])
+def test_a_missing_run_path_is_named_as_given(tmp_path, cmd):
+    """An absolute --run (or run argument) that does not exist is named as the user gave
+    it, not glued onto --out."""
+    argv = [a.replace("RUN", "/nonexistent/run-folder") for a in cmd]
+    p = run_cli("minegen", *argv, "--out", tmp_path / "out")
+    assert p.returncode == 2, p.stderr
+    line = p.stderr.strip()
+    assert "/nonexistent/run-folder does not exist" in line and "metric_v*" not in line, line
+    assert "\n" not in line and "Traceback" not in line
+
+
+def test_a_table_warning_is_said_on_the_audits_console(tmp_path):
+    """`validate` warns about a misspelled table file; the audit says the same on stderr
+    (issue 29 item 9: a nightly log must show it)."""
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(REPO / "tables", root, ignore=shutil.ignore_patterns("tilematch"))
+    (root / "economy.toml").rename(root / "econmy.toml")
+    p = run_cli("minegen", "audit", "--tables", root, "--rows", "9:0", "--n", "4",
+                "--out", tmp_path / "out")
+    assert p.returncode == 2  # no row 9: refused after the tables were read
+    assert "[warning] unknown_file: econmy.toml: not a file of this table root" in p.stderr
+    assert "did you mean economy.toml?" in p.stderr
 
 
 def test_a_misspelled_table_file_is_named_not_ignored(tmp_path):

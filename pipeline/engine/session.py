@@ -270,7 +270,8 @@ def _start(spec: ClusterSpec) -> Session:
         n = spec.workers or os.cpu_count() or 1
         # Workers' scratch space goes inside the user's output folder, not the system temp.
         extra = {"local_directory": spec.scratch} if spec.scratch else {}
-        with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}):
+        with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}), \
+                sigint_held():
             # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown
             # of a busy machine logs a traceback there); the session reports what matters
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
@@ -284,6 +285,26 @@ def _start(spec: ClusterSpec) -> Session:
         if cluster is not None:
             cluster.close()
         raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while the embedded workers start (decision 216): a
+    terminal's Ctrl-C goes to the whole process group, and a worker that takes it prints
+    a KeyboardInterrupt traceback of its event loop. Threads and processes inherit the
+    mask (the loop thread and the threads that start each worker process; exec keeps
+    it), so the workers never see SIGINT: the client, which does, closes them. A SIGINT
+    that arrives meanwhile waits, and reaches the client when the block ends."""
+    import signal
+    from multiprocessing import resource_tracker
+
+    # started first: starting it unblocks SIGINT in the calling thread (bpo-33613's mask)
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def quiet_distributed() -> contextlib.ExitStack:

@@ -123,6 +123,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     if opts.calibration:  # read before anything is written (a bad file: exit 2)
         gen = gen.calibrated(opts.calibration)
     catalog = gen.load(opts.tables)
+    for w in getattr(catalog, "warnings", ()):  # as `validate` prints them: a misspelled
+        announce(w.format())                   # file name must not pass unseen at night
     if opts.daily:
         first, days = parse_daily(opts.daily)
         if days > gen.max_boards:

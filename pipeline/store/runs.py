@@ -206,6 +206,16 @@ def resolve_run(ref: str, out: str | os.PathLike, subdir: str | None = None) -> 
                            f"{', '.join(str(f) for f in found)}; pass the run folder "
                            "path instead")
     if not found:
+        if "/" in ref or os.sep in ref:  # a path: looked up as given, never under --out
+            what = "is not a folder" if p.exists() else "does not exist"
+            raise InputError(f"no audit run {ref!r}: {ref} {what} (give a run folder, a run "
+                             "id, or LATEST)")
+        if ref == LATEST:
+            damaged = [f"{d / LATEST} {why}" for d in (own if subdir is not None else vdirs)
+                       if (why := latest_problem(d))]
+            if damaged:
+                raise InputError(f"no audit run 'LATEST': {'; '.join(damaged)} (give the run "
+                                 "folder path or run id; the next full audit rewrites it)")
         where = (f"no {root / subdir}/metric_v*/LATEST names a finished run"
                  if subdir is not None and ref == LATEST
                  else f"no {root}/metric_v*/{ref}/manifest.json exists")
@@ -213,6 +223,31 @@ def resolve_run(ref: str, out: str | os.PathLike, subdir: str | None = None) -> 
                            f"manifest.json) and {where} (give the run folder path, or the "
                            "--out it was written to)")
     return found[0]
+
+
+def latest_problem(vdir: Path) -> str:
+    """Why the LATEST file in ``vdir`` names no run ("" when there is none, or it names
+    a finished run): said as such, never as "missing"."""
+    path = vdir / LATEST
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except OSError as e:
+        return f"is unreadable ({e.strerror})"
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "starts with a byte-order mark (save it as UTF-8 without BOM)"
+    try:
+        name = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return "is not UTF-8 text"
+    if not name:
+        return "is empty"
+    if not _RUN_NAME.fullmatch(name):
+        return f"holds {name[:40]!r}, not a run id"
+    if not (vdir / name / "manifest.json").is_file():
+        return f"names run {name}, which is not a finished run folder here"
+    return ""
 
 
 def check_fits(manifest: dict, gen, catalog, n: int, what: str) -> None:
