@@ -90,6 +90,10 @@ def file_target(path: str | os.PathLike, option: str, example: str) -> Path:
     if _system_tree(resolved):
         raise InputError(f"{option} {text}: {resolved.parent} is a system tree, not a "
                          "place for output")
+    if not os.access(parent, os.W_OK):  # said before the work, not after it
+        why = errno.EROFS if os.statvfs(parent).f_flag & os.ST_RDONLY else errno.EACCES
+        raise InputError(f"{option} {text}: cannot write there "
+                         f"({describe_os_error(OSError(why, os.strerror(why)))})")
     return out
 
 

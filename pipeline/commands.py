@@ -50,6 +50,10 @@ def cmd_audit(args) -> int:
 
     quiet_distributed()  # for the rest of this process: the audit reports losses itself
     opts = merge(args)
+    if args.junit_xml:  # a target that cannot take the file is refused before the run
+        from boardcore.output import file_target
+
+        file_target(args.junit_xml, "--junit-xml", "audit.xml")
     if args.dry_run:
         if not opts.slurm:
             print("minegen: --dry-run prints the SLURM job script; give --slurm PROFILE",
@@ -63,6 +67,10 @@ def cmd_audit(args) -> int:
         return EXIT_OK
     result = run_audit(opts)
     print(summary(result))
+    if args.junit_xml:
+        from .reports import junit
+
+        print(f"JUnit: {junit.write(args.junit_xml, junit.audit_document(result))}")
     return result.exit_code
 
 
@@ -138,6 +146,10 @@ def add_audit(sub, command) -> None:
                    help="with --slurm: print the job script a run would submit, and submit "
                         "nothing")
     a.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
+    a.add_argument("--junit-xml", default=None, metavar="PATH",
+                   help="also write the run as JUnit XML: a test case per (row, hard line), "
+                        "a failure carrying the line's sentence and the report's link (for "
+                        "a CI server's test dashboard; the exit code is unchanged)")
     a.add_argument("--resume", default=None, metavar="RUN",
                    help="complete an interrupted run (its run id or .partial-* folder), "
                         "reusing the rows it already finished")
