@@ -20,8 +20,8 @@ from boardcore.output import file_target
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
+from .generate import MAX_INDEX, index_problem, seed_problem
 PROG = "tilegen"
-MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
 LEVEL = Number(1, 2**31 - 1)  # the tables say which levels exist (then: exit 2, naming them)
 REVISION = Number(1, 2**31 - 1)
 
@@ -36,8 +36,8 @@ def seed_value(text: str) -> int:
         value = int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError(f"must be in [0, 2^64), got {text}")
+    if why := seed_problem(value):
+        raise argparse.ArgumentTypeError(why)
     return value
 
 
@@ -46,10 +46,8 @@ def index_value(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < -1:
-        raise argparse.ArgumentTypeError(f"must be >= -1 (-1: the production board), got {value}")
-    if value >= MAX_INDEX:
-        raise argparse.ArgumentTypeError(f"must be < 2^63 - 1 (int64 board indices), got {value}")
+    if why := index_problem(value):
+        raise argparse.ArgumentTypeError(why)
     return value
 
 

@@ -149,6 +149,24 @@ def _board(plan: TilePlan, seed: int, seed_index, sel: np.ndarray, arr: np.ndarr
                  occ=occ.copy())
 
 
+MAX_INDEX = 2**63 - 1  # audit board indices are int64 (the block [i, i + 1) must fit)
+
+
+def seed_problem(value: int) -> str:
+    """Why ``value`` is no raw seed ("" when it is one): the one wording of the command
+    line, the library and runtime/tilegen.js (its node test holds them equal)."""
+    return "" if 0 <= value < 2**64 else f"must be in [0, 2^64), got {value}"
+
+
+def index_problem(value: int) -> str:
+    """Why ``value`` is no board index of a row ("" when it is one)."""
+    if value < -1:
+        return f"must be >= -1 (-1: the production board), got {value}"
+    if value >= MAX_INDEX:
+        return f"must be < 2^63 - 1 (int64 board indices), got {value}"
+    return ""
+
+
 def generate_planned(plan: TilePlan, *, seed: int | None = None,
                      index: int | None = None) -> GenerationResult:
     """Board of ``plan`` for a raw ``seed``, or audit board ``index`` (-1: production), or
@@ -157,13 +175,13 @@ def generate_planned(plan: TilePlan, *, seed: int | None = None,
         raise InputError("give a seed or an index, not both")
     if seed is None:
         index = -1 if index is None else int(index)
-        if index < -1:
-            raise InputError(f"--index must be >= -1 (got {index})")
+        if why := index_problem(index):
+            raise InputError(f"index {why}")
         seeds = batch.seeds_of(plan, index, 1)
         closing = batch.closing_of(plan, index, 1)  # as the audit computes that board
     else:
-        if not 0 <= int(seed) < 2**64:
-            raise InputError(f"--seed must be in [0, 2^64) (got {seed})")
+        if why := seed_problem(int(seed)):
+            raise InputError(f"seed {why}")
         seeds = np.array([int(seed)], dtype=np.uint64)
         closing = None  # a hand-typed seed: all of it
     ints, sel, arr, occ, seconds = batch.run_seeds(plan, seeds, closing)
