@@ -11,9 +11,16 @@ From a shell:  python tests/slurm_local.py up DIR   (prints `export SLURM_CONF=.
                python tests/slurm_local.py down DIR
 
 Nothing is written outside the folder except what `apt-get install` itself writes. Every
-daemon binds to 127.0.0.1 only. Every process of ours (daemons, slurmstepd, job steps)
-carries MARKER=<folder> in its environment: ``stop`` finds the ones still alive by that
-marker and their PID, nothing else is ever signalled.
+daemon binds to 127.0.0.1 only. Every process of ours (daemons, job steps) carries
+MARKER=<folder> in its environment: ``stop`` finds the ones still alive by that marker and
+their PID, nothing else is ever signalled. (slurmstepd makes an environment of its own,
+without the marker: it ends with its job, which ``stop`` cancels first.)
+
+Several hosts: ``start_hosts(2)`` runs the controller in one network namespace and a slurmd
+in each of two others, joined by a private subnet that exists only inside them (see
+"several hosts" below); its ``stop`` also stops by PID whatever still runs inside those
+namespaces (slurmstepd included), deletes them and checks them gone. Besides its folder it
+writes only the namespaces' own entries under /run/netns, removed with them.
 """
 
 from __future__ import annotations
@@ -244,6 +251,8 @@ class LocalSlurm:
     owned: bool = False  # the folder is ours: ``stop`` removes it
     timings: dict = field(default_factory=dict)
 
+    where = "127.0.0.1"  # for messages
+
     @property
     def conf(self) -> Path:
         return self.folder / "etc" / "slurm.conf"
@@ -287,6 +296,12 @@ class LocalSlurm:
         """Cancel every job left, stop the daemons (TERM, wait, KILL), then make sure no
         process of ours is still running. Raises HarnessError if one survives."""
         t0 = time.monotonic()
+        self._stop_processes(grace)
+        self.timings["stop"] = round(time.monotonic() - t0, 2)
+        if self.owned:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _stop_processes(self, grace: float) -> None:
         ours = set(marked_pids(self.folder))  # a recorded PID counts only while it is ours
         if self.pids.get("slurmctld") in ours:
             try:
@@ -298,8 +313,9 @@ class LocalSlurm:
                         time.sleep(0.2)
             except (HarnessError, subprocess.TimeoutExpired) as e:
                 self.timings["cancel_failed"] = str(e)  # what is left is killed below
-        # job steps first, then slurmd (slurmstepd talks to it), slurmctld, munged last
-        daemons = [self.pids[n] for n in ("slurmd", "slurmctld", "munged")
+        # job steps first, then the slurmd (slurmstepd talks to it), slurmctld, munged last
+        slurmds = sorted(n for n in self.pids if n.startswith("slurmd"))
+        daemons = [self.pids[n] for n in (*slurmds, "slurmctld", "munged")
                    if self.pids.get(n) in ours]
         steps = [p for p in marked_pids(self.folder) if p not in daemons]
         _terminate(steps, grace)
@@ -307,12 +323,9 @@ class LocalSlurm:
             _terminate([pid], grace)
         survivors = _terminate(marked_pids(self.folder), grace)
         _reap(list(self.pids.values()))  # daemons that had exited on their own
-        self.timings["stop"] = round(time.monotonic() - t0, 2)
         if survivors:
             raise HarnessError(f"processes still running after KILL: {survivors} (files kept "
                                f"in {self.folder})")
-        if self.owned:
-            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _node_line(slurmd: str, env: dict) -> tuple[str, int, int, str]:
@@ -342,17 +355,32 @@ SlurmctldPort={ctld_port}
 SlurmdPort={slurmd_port}
 # bind to the addresses above (127.0.0.1), not to every interface
 CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
+{_conf_common(f, munge_socket, "")}\
+{node_words} NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
+"""
+    path = folder / "etc" / "slurm.conf"
+    path.write_text(conf)
+    (folder / "etc" / "plugstack.conf").write_text("")
+    return path
+
+
+def _conf_common(f: Path, munge_socket: Path, per_node: str) -> str:
+    """The settings every harness shares; ``per_node`` "-%n" gives each slurmd of a
+    several-node cluster its own spool, pid and log file (%n: its node name)."""
+    spool = f"{f}/spool/%n" if per_node else f"{f}/spool"
+    return f"""\
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={munge_socket}
 StateSaveLocation={f}/state
-SlurmdSpoolDir={f}/spool
+SlurmdSpoolDir={spool}
 SlurmctldPidFile={f}/run/slurmctld.pid
-SlurmdPidFile={f}/run/slurmd.pid
+SlurmdPidFile={f}/run/slurmd{per_node}.pid
 SlurmctldLogFile={f}/log/slurmctld.log
-SlurmdLogFile={f}/log/slurmd.log
+SlurmdLogFile={f}/log/slurmd{per_node}.log
 SlurmctldDebug=info
 SlurmdDebug=info
 TmpFS={f}/tmp
@@ -378,13 +406,7 @@ MinJobAge=2
 MessageTimeout=10
 SlurmctldTimeout=30
 SlurmdTimeout=30
-{node_words} NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
 """
-    path = folder / "etc" / "slurm.conf"
-    path.write_text(conf)
-    (folder / "etc" / "plugstack.conf").write_text("")
-    return path
 
 
 def _spawn(name: str, cmd: list[str], env: dict, folder: Path, tie: bool) -> subprocess.Popen:
@@ -408,23 +430,12 @@ def _wait(what: str, ok, timeout: float, cluster: LocalSlurm, procs: dict) -> No
         dead = [n for n, p in procs.items() if p.poll() is not None]
         if dead or time.monotonic() > deadline:
             why = f"{dead} exited" if dead else f"not within {timeout:g} s"
-            raise HarnessError(f"SLURM on 127.0.0.1: {what}: {why}\n{cluster.logs()}")
+            raise HarnessError(f"SLURM on {cluster.where}: {what}: {why}\n{cluster.logs()}")
         time.sleep(0.1)
 
 
-def start(folder: str | os.PathLike | None = None, timeout: float = 60,
-          tie: bool = True) -> LocalSlurm:
-    """Install the packages if needed, then start munged, slurmctld and slurmd under
-    ``folder`` and wait until the node is idle.
-
-    ``folder`` None: a new /tmp/minegen-slurm-* folder, removed by ``stop``. munged wants
-    every folder above its socket open to all (o+x), which pytest's tmp folders are not.
-    ``tie``: the daemons get SIGTERM if this process dies (off for the command line's ``up``).
-    """
-    t0 = time.monotonic()
-    installed = ensure_packages()
-    owned = folder is None
-    folder = Path(tempfile.mkdtemp(prefix="minegen-slurm-") if owned else folder).resolve()
+def _prepare(folder: Path) -> tuple[Path, Path, Path]:
+    """The folder's subfolders and munge key -> (key folder, key, munge socket path)."""
     for sub in ("etc", "state", "spool", "run", "log", "tmp", "munge-run"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
@@ -442,11 +453,38 @@ def start(folder: str | os.PathLike | None = None, timeout: float = 60,
     if not key.exists():
         key.write_bytes(secrets.token_bytes(1024))
     key.chmod(0o400)
-    sock = folder / "munge-run" / "munge.socket"
+    return keydir, key, folder / "munge-run" / "munge.socket"
 
-    env_base = {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
-                "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
-                MARKER: str(folder)}
+
+def _env_base(folder: Path) -> dict:
+    return {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+            "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/root"),
+            MARKER: str(folder)}
+
+
+def _munged(cmd_prefix: list[str], folder: Path, keydir: Path, key: Path,
+            sock: Path) -> list[str]:
+    return [*cmd_prefix, _which("munged"), "--foreground", f"--socket={sock}",
+            f"--key-file={key}", f"--pid-file={folder / 'run' / 'munged.pid'}",
+            f"--log-file={folder / 'log' / 'munged.log'}",
+            f"--seed-file={keydir / 'munge.seed'}"]
+
+
+def start(folder: str | os.PathLike | None = None, timeout: float = 60,
+          tie: bool = True) -> LocalSlurm:
+    """Install the packages if needed, then start munged, slurmctld and slurmd under
+    ``folder`` and wait until the node is idle.
+
+    ``folder`` None: a new /tmp/minegen-slurm-* folder, removed by ``stop``. munged wants
+    every folder above its socket open to all (o+x), which pytest's tmp folders are not.
+    ``tie``: the daemons get SIGTERM if this process dies (off for the command line's ``up``).
+    """
+    t0 = time.monotonic()
+    installed = ensure_packages()
+    owned = folder is None
+    folder = Path(tempfile.mkdtemp(prefix="minegen-slurm-") if owned else folder).resolve()
+    keydir, key, sock = _prepare(folder)
+    env_base = _env_base(folder)
     node, cpus, mem, node_words = _node_line(_which("slurmd"), env_base)
     conf = write_conf(folder, node_words, node, sock)
     env = {**env_base, "SLURM_CONF": str(conf)}
@@ -454,11 +492,8 @@ def start(folder: str | os.PathLike | None = None, timeout: float = 60,
                          timings={"install": round(installed, 2)})
     procs: dict[str, subprocess.Popen] = {}
     try:
-        procs["munged"] = _spawn("munged", [
-            _which("munged"), "--foreground", f"--socket={sock}", f"--key-file={key}",
-            f"--pid-file={folder / 'run' / 'munged.pid'}",
-            f"--log-file={folder / 'log' / 'munged.log'}",
-            f"--seed-file={keydir / 'munge.seed'}"], env, folder, tie)
+        procs["munged"] = _spawn("munged", _munged([], folder, keydir, key, sock), env,
+                                 folder, tie)
         cluster.pids["munged"] = procs["munged"].pid
         _wait("munged socket", sock.exists, 10, cluster, procs)
         for attempt in (1, 2):  # a port picked free may be taken before the daemon binds
@@ -486,6 +521,339 @@ def start(folder: str | os.PathLike | None = None, timeout: float = 60,
         raise
     cluster.timings["up"] = round(time.monotonic() - t0, 2)
     cluster.save()
+    return cluster
+
+
+# ------------------------------------------------------------------------------ several hosts
+# A SLURM cluster of several hosts on this one machine: each compute node is a network
+# namespace of its own with its own slurmd, and munged and slurmctld run in a "hub"
+# namespace (so does anything given to ``HostsSlurm.in_hub``: the audit's client and its
+# Dask scheduler). Every namespace has an interface named IFACE on the private subnet
+# SUBNET.0/24: a bridge in the hub, one end of a veth pair in each node (the other end is a
+# port of the hub's bridge). The veth pairs are made inside the namespaces, never in the
+# machine's own: nothing there changes (no interface, address or route), and the subnet
+# exists only inside the namespaces, which ``stop`` deletes (and checks gone).
+NETNS_TAG = "mgslurm"     # namespaces: mgslurm-<creator's pid>-<4 hex>-hub / -n1, -n2, ...
+SUBNET = "10.213.7"       # hub .1, node i .(10 + i)
+IFACE = "mg0"             # the same name in every namespace: the profile names one interface
+NODE_NAME = "mgnode{}"
+_OURS = re.compile(rf"^{NETNS_TAG}-(\d+)-[0-9a-f]{{4}}-(hub|n\d+)$")
+
+
+class NamespacesUnavailable(HarnessError):
+    """Network namespaces cannot be made here (not root, or no CAP_SYS_ADMIN)."""
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run([_which("ip") or "ip", *args], capture_output=True, text=True,
+                       timeout=15, stdin=subprocess.DEVNULL,
+                       env={"PATH": SYSTEM_PATH, "LANG": "C"})
+    if check and r.returncode != 0:
+        raise HarnessError(f"`ip {' '.join(args)}` failed ({r.returncode}): "
+                           f"{(r.stderr or r.stdout).strip()}")
+    return r
+
+
+def in_netns(name: str) -> list[str]:
+    """The command prefix that runs a program in the named network namespace, and only
+    there: ``nsenter --net``, not ``ip netns exec``, which also gives the program a /sys of
+    its own without the cgroup file system slurmd needs."""
+    return [_which("nsenter") or "nsenter", f"--net=/run/netns/{name}", "--"]
+
+
+def netns_names() -> list[str]:
+    """Every named network namespace (``ip netns list``)."""
+    return [ln.split()[0] for ln in _ip("netns", "list").stdout.splitlines() if ln.strip()]
+
+
+def netns_pids(name: str) -> list[int]:
+    """PIDs of the processes inside the named namespace."""
+    r = _ip("netns", "pids", name, check=False)
+    return [int(w) for w in r.stdout.split() if w.isdigit()]
+
+
+def _netns_inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def remove_stale_namespaces(grace: float = 5) -> list[str]:
+    """Delete the namespaces of a harness whose process died without its clean-up
+    (SIGKILL): names of our pattern whose creator is gone. Whatever still runs inside one
+    was started there by that harness (nothing else enters it; slurmstepd carries no
+    marker): stopped by PID, then the namespace and that harness's folder are removed."""
+    removed, tags = [], set()
+    for name in netns_names():
+        m = _OURS.match(name)
+        if not m or _alive(int(m[1])):
+            continue
+        inside = netns_pids(name)
+        if inside:
+            _terminate(inside, grace)
+        if not netns_pids(name) and _ip("netns", "del", name, check=False).returncode == 0:
+            removed.append(name)
+            tags.add(name.rsplit("-", 1)[0])
+    for tag in tags:
+        for folder in Path(tempfile.gettempdir()).glob(f"minegen-slurm-hosts-{tag}-*"):
+            shutil.rmtree(folder, ignore_errors=True)
+    return removed
+
+
+def _decode(hex_addr: str) -> str:
+    """An address of /proc/net/tcp{,6} (host-order 32-bit words) as text."""
+    raw = bytes.fromhex(hex_addr)
+    raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    return socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, raw)
+
+
+def listeners(folder: Path) -> list[tuple[int, int | None, str, int, str]]:
+    """(pid, netns inode, address, port, command) of every listening TCP socket of our
+    processes (marked), read in each process's own network namespace."""
+    found = []
+    for pid in marked_pids(folder):
+        table = {}
+        for name in ("tcp", "tcp6"):
+            try:
+                lines = Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]
+            except OSError:
+                continue
+            for line in lines:
+                f = line.split()
+                if f[3] == "0A":  # LISTEN
+                    addr, port = f[1].split(":")
+                    table[int(f[9])] = (_decode(addr), int(port, 16))
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:[") and int(target[8:-1]) in table:
+                addr, port = table[int(target[8:-1])]
+                found.append((pid, _netns_inode(f"/proc/{pid}/ns/net"), addr, port,
+                              cmd.decode(errors="replace")[:160]))
+    return found
+
+
+@dataclass
+class HostsSlurm(LocalSlurm):
+    """``start_hosts``: the controller in the hub namespace, one slurmd per node namespace.
+    ``node`` names every node (comma-separated); ``cpus`` and ``memory_mb`` are one node's."""
+    namespaces: dict = field(default_factory=dict)  # "hub" / node name -> namespace name
+    addresses: dict = field(default_factory=dict)  # "hub" / node name -> its address
+
+    @property
+    def where(self) -> str:
+        return f"{SUBNET}.0/24 in namespaces {', '.join(self.namespaces.values())}"
+
+    @property
+    def nodes(self) -> list[str]:
+        return [n for n in self.namespaces if n != "hub"]
+
+    def in_hub(self, *cmd: str) -> list[str]:
+        """``cmd`` run inside the hub namespace (where slurmctld listens)."""
+        return [*in_netns(self.namespaces["hub"]), *cmd]
+
+    def run(self, *cmd: str, timeout: float = 15, check: bool = True) -> str:
+        return super().run(*self.in_hub(*cmd), timeout=timeout, check=check)
+
+    def node_states(self) -> dict[str, str]:
+        out = self.run("sinfo", "-h", "-N", "-o", "%N %T", timeout=10)
+        return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
+
+    def node_state(self) -> str:
+        return ",".join(sorted(set(self.node_states().values())))
+
+    def job_nodes(self) -> list[tuple[str, str, str, str]]:
+        """(id, name, state, node list) of every job slurmctld still knows as not finished."""
+        out = self.run("squeue", "-h", "-o", "%i|%j|%T|%N", timeout=10)
+        return [tuple(line.split("|", 3)) for line in out.splitlines() if line.strip()]
+
+    def namespace_inodes(self) -> dict[int, str]:
+        found = {}
+        for name in self.namespaces.values():
+            ino = _netns_inode(f"/run/netns/{name}")
+            if ino is not None:
+                found[ino] = name
+        return found
+
+    def addresses_held(self) -> dict[str, list[str]]:
+        """namespace -> every address on its interfaces (``ip -o addr``)."""
+        found = {}
+        for name in self.namespaces.values():
+            out = _ip("-n", name, "-o", "addr", "show").stdout
+            found[name] = [line.split()[3].split("/")[0] for line in out.splitlines()
+                           if len(line.split()) > 3]
+        return found
+
+    def exposed(self) -> list[str]:
+        """Listening sockets of ours that could be reached from anywhere but loopback or
+        the test subnet inside our namespaces: a socket outside our namespaces must be on
+        loopback; inside them it may be on the subnet or on the wildcard address (which
+        there means loopback and the subnet: ``addresses_held``)."""
+        ours = self.namespace_inodes()
+        hits = []
+        for pid, ns, addr, port, cmd in listeners(self.folder):
+            if addr in ("127.0.0.1", "::1") or (ns in ours and (
+                    addr.startswith(SUBNET + ".") or addr in ("0.0.0.0", "::"))):
+                continue
+            hits.append(f"pid {pid} (netns {ours.get(ns, ns)}) listens on {addr}:{port}: "
+                        f"{cmd}")
+        return hits
+
+    def stop(self, grace: float = 10) -> None:
+        """``LocalSlurm.stop``, then every namespace deleted and checked gone (even when a
+        process outlived its KILL: then HarnessError, after the namespaces)."""
+        t0 = time.monotonic()
+        try:
+            self._stop_processes(grace)
+        finally:
+            self._remove_namespaces(grace)
+            self.timings["stop"] = round(time.monotonic() - t0, 2)
+        if self.owned:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _remove_namespaces(self, grace: float) -> None:
+        left = []
+        for name in reversed(list(self.namespaces.values())):  # nodes, then the hub
+            if name not in netns_names():
+                continue
+            # only processes we started live there (the namespace is this harness's own);
+            # one that outlived the marker's sweep is stopped here by its PID
+            inside = netns_pids(name)
+            if inside:
+                _terminate(inside, grace)
+            r = _ip("netns", "del", name, check=False)
+            if r.returncode != 0:
+                left.append(f"{name}: {r.stderr.strip()}")
+        still = [n for n in self.namespaces.values()
+                 if n in netns_names() or Path(f"/run/netns/{n}").exists()]
+        if left or still:
+            raise HarnessError(f"network namespaces not removed: {left or still}")
+
+
+def write_hosts_conf(folder: Path, controller: str, nodes: dict, memory_mb: int,
+                     munge_socket: Path) -> Path:
+    """slurm.conf of a controller at SUBNET.1 and one node of 1 CPU per entry of
+    ``nodes`` (name -> address). Every daemon is alone in its namespace: fixed ports."""
+    f = folder
+    node_lines = "\n".join(
+        f"NodeName={name} NodeAddr={addr} CPUs=1 Sockets=1 CoresPerSocket=1 "
+        f"ThreadsPerCore=1 RealMemory={memory_mb} State=UNKNOWN"
+        for name, addr in nodes.items())
+    conf = f"""\
+# A SLURM of {len(nodes)} hosts for tests (tests/slurm_local.py start_hosts): the controller
+# and every node in network namespaces of their own, on {SUBNET}.0/24; files under {f}
+ClusterName={CLUSTER_NAME}
+SlurmctldHost={controller}({SUBNET}.1)
+SlurmctldPort=6817
+SlurmdPort=6818
+# no NoInAddrAny: that binds the address this machine's name resolves to (127.0.0.1, the
+# same in every namespace); the daemons bind every address of their own namespace instead,
+# which are loopback and their one address on {SUBNET}.0/24
+{_conf_common(f, munge_socket, "-%n")}\
+{node_lines}
+PartitionName={PARTITION} Nodes={",".join(nodes)} Default=YES MaxTime=INFINITE State=UP
+"""
+    path = folder / "etc" / "slurm.conf"
+    path.write_text(conf)
+    (folder / "etc" / "plugstack.conf").write_text("")
+    return path
+
+
+def _make_namespaces(namespaces: dict, addresses: dict) -> None:
+    """The hub's bridge and each node's veth pair, made inside the namespaces."""
+    hub = namespaces["hub"]
+    r = _ip("netns", "add", hub, check=False)
+    if r.returncode != 0:
+        if re.search(r"Operation not permitted|Permission denied", r.stderr):
+            raise NamespacesUnavailable(f"`ip netns add` is not permitted here: "
+                                        f"{r.stderr.strip()}")
+        raise HarnessError(f"`ip netns add {hub}` failed: {r.stderr.strip()}")
+    _ip("-n", hub, "link", "set", "lo", "up")
+    _ip("-n", hub, "link", "add", "name", IFACE, "type", "bridge")
+    # no IPv6 link-local address either: the namespaces hold loopback and SUBNET only
+    _ip("-n", hub, "link", "set", IFACE, "addrgenmode", "none")
+    _ip("-n", hub, "addr", "add", f"{addresses['hub']}/24", "dev", IFACE)
+    _ip("-n", hub, "link", "set", IFACE, "up")
+    for i, (node, ns) in enumerate((k, v) for k, v in namespaces.items() if k != "hub"):
+        port = f"p{i + 1}"  # the node's end in the hub, a port of the bridge
+        _ip("netns", "add", ns)
+        _ip("-n", ns, "link", "set", "lo", "up")
+        _ip("-n", ns, "link", "add", "name", IFACE, "type", "veth", "peer", "name", port,
+            "netns", hub)
+        for end, where in ((IFACE, ns), (port, hub)):
+            _ip("-n", where, "link", "set", end, "addrgenmode", "none")
+        _ip("-n", ns, "addr", "add", f"{addresses[node]}/24", "dev", IFACE)
+        _ip("-n", ns, "link", "set", IFACE, "up")
+        _ip("-n", hub, "link", "set", port, "master", IFACE)
+        _ip("-n", hub, "link", "set", port, "up")
+
+
+def start_hosts(hosts: int = 2, timeout: float = 60, tie: bool = True) -> HostsSlurm:
+    """Install the packages if needed (SLURM, munge, iproute2), make the namespaces, start
+    munged and slurmctld in the hub and ``-N mgnode<i>`` slurmd in node i's namespace, and
+    wait until every node is idle. Its own /tmp/minegen-slurm-hosts-* folder, removed by
+    ``stop`` with the namespaces. Raises NamespacesUnavailable where namespaces cannot be
+    made, PackagesUnavailable as ``start``."""
+    t0 = time.monotonic()
+    installed = ensure_packages()
+    installed += ensure_packages(packages=("iproute2", "util-linux"), needed=("ip", "nsenter"))
+    if os.geteuid() != 0:
+        raise NamespacesUnavailable("network namespaces need root")
+    stale = remove_stale_namespaces()
+    tag = f"{NETNS_TAG}-{os.getpid()}-{secrets.token_hex(2)}"
+    folder = Path(tempfile.mkdtemp(prefix=f"minegen-slurm-hosts-{tag}-")).resolve()
+    keydir, key, sock = _prepare(folder)
+    env_base = _env_base(folder)
+    # slurmctld wants to run on the host its SlurmctldHost names: this machine's name
+    controller, _, mem, _ = _node_line(_which("slurmd"), env_base)
+    nodes = {NODE_NAME.format(i): f"{SUBNET}.{10 + i}" for i in range(1, hosts + 1)}
+    namespaces = {"hub": f"{tag}-hub", **{n: f"{tag}-n{i}" for i, n in
+                                          enumerate(nodes, 1)}}
+    memory_mb = mem // hosts
+    for node in nodes:
+        (folder / "spool" / node).mkdir()
+    conf = write_hosts_conf(folder, controller, nodes, memory_mb, sock)
+    env = {**env_base, "SLURM_CONF": str(conf)}
+    cluster = HostsSlurm(folder, env, PARTITION, ",".join(nodes), 1, memory_mb, owned=True,
+                         timings={"install": round(installed, 2)}, namespaces=namespaces,
+                         addresses={"hub": f"{SUBNET}.1", **nodes})
+    if stale:
+        cluster.timings["stale_namespaces_removed"] = stale
+    procs: dict[str, subprocess.Popen] = {}
+    try:
+        _make_namespaces(namespaces, cluster.addresses)
+        hub = in_netns(namespaces["hub"])
+        procs["munged"] = _spawn("munged", _munged(hub, folder, keydir, key, sock), env,
+                                 folder, tie)
+        cluster.pids["munged"] = procs["munged"].pid
+        _wait("munged socket", sock.exists, 10, cluster, procs)
+        procs["slurmctld"] = _spawn("slurmctld", [*hub, _which("slurmctld"), "-D", "-i",
+                                                  "-f", str(conf)], env, folder, tie)
+        cluster.pids["slurmctld"] = procs["slurmctld"].pid
+        for node in nodes:
+            name = f"slurmd-{node}"
+            procs[name] = _spawn(name, [*in_netns(namespaces[node]), _which("slurmd"), "-D",
+                                        "-N", node, "-f", str(conf)],
+                                 env, folder, tie)
+            cluster.pids[name] = procs[name].pid
+        _wait(f"{hosts} nodes idle in sinfo",
+              lambda: cluster.node_states() == {n: "idle" for n in nodes}, timeout,
+              cluster, procs)
+    except BaseException:
+        try:
+            cluster.stop(grace=5)
+        except HarnessError:
+            pass
+        raise
+    cluster.timings["up"] = round(time.monotonic() - t0, 2)
     return cluster
 
 
