@@ -147,3 +147,64 @@ def test_tune_never_changes_a_locked_row(tmp_path, cluster):
         Path(base, "board_gen.toml").read_text()
     assert res.exit_code == 1 and "B on (2, 0)" in res.doc["still_failing"]
     assert "(2, 0) fails B" in (res.folder / "patch.md").read_text()
+
+
+def test_the_whole_table_judges_a_change(tmp_path, cluster):
+    """``curve.Curve`` (decision 220): on the default tables, (3, 0) mine_density 0.15 ->
+    0.17 holds on its own row but puts (3, 0) above (3, 2)'s 0.16, and breaks E there
+    (levels 3-4 mark mine_density monotone in depth); 0.16 keeps it. A row renamed by its
+    change is judged under its new key too (tilegen's revision bump)."""
+    import polars as pl
+
+    from pipeline.jobs.curve import Curve
+
+    base = run_audit(AuditOptions(rows=("3:0", "3:2"), n=4, scheduler=cluster,
+                                  out=str(tmp_path / "out")), progress=False)
+    curve = Curve(GENERATOR, GENERATOR.load(None), runs.load_run(base.run_dir,
+                                                                 GENERATOR.key_fields))
+    # the rows' own figures as a candidate that fixed B would deliver
+    raw = curve.raw.with_columns(pl.lit(1.0).alias("regions_full_share"))
+    at0, at2 = (raw.filter(pl.col("node_depth") == d) for d in (0, 2))
+    assert curve.breaks({(3, 0): ({"mine_density": 0.17}, at0)}) == ["E on (3, 2)"]
+    assert curve.breaks({(3, 0): ({"mine_density": 0.16}, at0)}) == []
+    # a set of two rows that keep the order together is kept
+    assert curve.breaks({(3, 0): ({"mine_density": 0.17}, at0),
+                         (3, 2): ({"mine_density": 0.17}, at2)}) == []
+    # a change must fix its own row: the baseline's figures still fail B there
+    assert curve.breaks({(3, 0): ({"mine_density": 0.16},
+                                  curve.raw.filter(pl.col("node_depth") == 0))}) == \
+        ["B on (3, 0)"]
+
+
+def test_like_rows_get_one_change_and_ties_go_to_the_smallest_change():
+    """Rows with the same table values that fail the same lines share one proposal
+    (issue 30: six identical level-5 rows got three opposite fixes), and candidates whose
+    costs differ by less than ``COST_TIE`` are a tie that the smallest change wins."""
+    from pipeline.analysis.cost import COST_TIE, ranked
+    from pipeline.jobs.candidates import _choose
+
+    def cand(change, cost, order, margin=True):
+        return {"change": change, "status": "ok", "holds": True, "flags": [],
+                "margin": margin, "cost": cost, "order": order, "_raw": None}
+
+    up, down = {"layers": 5}, {"layers": 3}
+    every = {("a", 5): [cand(up, 0.14, 0), cand(down, 0.13, 1)],
+             ("b", 5): [cand(up, 0.13, 0), cand(down, 0.14, 1)],
+             ("c", 5): [cand(up, 0.40, 0), cand(down, 0.10, 1)]}
+    assert [c["change"] for c in ranked(every[("a", 5)])] == [up, down]  # a tie: order
+    assert [c["change"] for c in ranked(every[("c", 5)])] == [down, up]
+    assert 0.14 - 0.13 < COST_TIE < 0.40 - 0.10
+
+    class Keeps:
+        checked = 0
+
+        def breaks(self, changes):
+            return []
+
+    todo = {k: ["Q"] for k in every}
+    gen = type("G", (), {"label": staticmethod(lambda k: f"{k[0]} {k[1]}")})()
+    picks, broken, groups = _choose(gen, Keeps(), todo, every)
+    assert {k: c["change"] for k, c in picks.items()} == {k: down for k in every} or \
+        {k: c["change"] for k, c in picks.items()} == {k: up for k in every}
+    assert picks[("a", 5)]["change"] == picks[("b", 5)]["change"] == picks[("c", 5)]["change"]
+    assert groups[("a", 5)] == ["b 5", "c 5"] and broken == {}

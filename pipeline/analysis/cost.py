@@ -12,9 +12,11 @@ ask, e.g. the fog cells its regions request) and the share of it a proposal must
 (``keep``): a candidate that delivers less is flagged as removing most of the feature and is
 never presented as the fix.
 
-Ranking (``rank``): candidates that hold every hard line and are not flagged come first;
+Ranking (``ranked``): candidates that hold every hard line and are not flagged come first;
 among them those whose every share line clears its threshold with its 95 % interval
-(*with margin*) before those within noise; then the least cost; then the declared order.
+(*with margin*) before those within noise; then the least cost, where costs within
+``COST_TIE`` of each other are a tie that the smallest change to the table wins (the
+declared order).
 """
 
 from __future__ import annotations
@@ -73,6 +75,29 @@ def rank_key(candidate: dict) -> tuple:
     ``order``): the best first."""
     return (not candidate["holds"], bool(candidate["flags"]), not candidate["margin"],
             candidate["cost"], candidate["order"])
+
+
+# Costs this close are a tie (about the noise of a cost measured on N 256 boards per row:
+# a figure's mean moves a few per cent between two seed sets); a tie goes to the smallest
+# change to the table's own values, the candidate tried first (``order``).
+COST_TIE = 0.05
+
+
+def ranked(candidates: list[dict], tie: float = COST_TIE) -> list[dict]:
+    """The acceptable candidates, best first: those with margin before those within
+    noise; within each, the least cost, except that costs within ``tie`` of the best
+    remaining one are a tie, broken by the smallest change (the lowest ``order``)."""
+    out = []
+    ok = sorted((c for c in candidates if acceptable(c)), key=rank_key)
+    for margin in (True, False):
+        tier = [c for c in ok if bool(c["margin"]) is margin]
+        while tier:
+            best = min(c["cost"] for c in tier)
+            tied = sorted((c for c in tier if c["cost"] <= best + tie),
+                          key=lambda c: c["order"])
+            out.extend(tied)
+            tier = [c for c in tier if c not in tied]
+    return out
 
 
 def acceptable(candidate: dict) -> bool:

@@ -15,6 +15,7 @@ tune's folder), so an interrupted tune resumes and recomputes only what is missi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..analysis import cost
@@ -26,6 +27,7 @@ from ..options import AuditOptions
 from ..store import runs
 from ..store.shards import ShardStore, shard_key
 from .audit import announce
+from .curve import Curve
 
 
 PAIR_FIELDS = 4  # the pair search: pairs of the row's first 4 candidate fields ...
@@ -34,7 +36,9 @@ PAIR_VALUES = 3  # ... 3 values each (the smallest change, the middle, the large
 
 def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress) -> dict:
     """Every failing row's candidates, ranked (``analysis.cost``): one field at a time, then,
-    for a row no single field fixes acceptably, pairs of fields within the stated budget."""
+    for a row no single field fixes acceptably without breaking the table around it, pairs
+    of fields within the stated budget. The proposals are then chosen together, on the
+    whole proposed table (``curve``): rows that share their values get one change."""
     failing: dict[tuple, list[str]] = {}
     for key, results in base.results.items():
         names = [n for n, r in results.items() if r.get("hard") and r.get("passed") is False]
@@ -45,21 +49,28 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
     singles = {key: [{fld: value} for fld, values in gen.tune_candidates(catalog, key, names)
                      for value in values] for key, names in todo.items()}
     tried, scheduler = _round(gen, catalog, a, base, folder, "candidates", singles, progress)
-    pairs = {key: _pairs(tried[key]) for key in todo
-             if not any(cost.acceptable(c) for c in tried[key])}
+    curve = Curve(gen, catalog, base)
+    pairs = {key: _pairs(tried[key]) for key in todo if not _keeps_alone(curve, key, tried[key])}
     more, scheduler2 = _round(gen, catalog, a, base, folder, "pairs",
                               {k: v for k, v in pairs.items() if v}, progress)
+    every = {key: tried[key] + more.get(key, []) for key in todo}
+    picks, broken, groups = _choose(gen, curve, todo, every)
     rows, changes = [], {}
     for key, names in todo.items():
-        every = tried[key] + more.get(key, [])
-        row = _decide(gen, catalog, key, names, every, base.rows.get(key) or {},
-                      searched_pairs=key in pairs)
+        row = _decide(gen, catalog, key, names, every[key], base.rows.get(key) or {},
+                      searched_pairs=key in pairs, pick=picks.get(key),
+                      broken=broken.get(key), group=groups.get(key, []))
         rows.append(row)
         if row["change"]:
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
+    for cands in every.values():  # the raw frames served the curve: not part of tune.json
+        for c in cands:
+            c.pop("_raw", None)
     return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
             "_changes": changes, "scheduler": scheduler2 or scheduler,
             "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
+            "curve": {"lines": [ln.name for ln in gen.lines], "checked": curve.checked,
+                      "cost_tie": cost.COST_TIE},
             "line_words": {ln.name: ln.what for ln in gen.lines},
             "row_texts": {gen.label(k): gen.format_key(k) for k in todo},
             "field_names": {m.field: m.shown for ln in gen.lines for m in ln.moves if m.shown},
@@ -70,6 +81,82 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
                         "why": gen.locked_why(catalog, k),
                         "figures": cost.figures(gen.tune_costs, base.rows.get(k))}
                        for k, v in sorted(locked.items())]}
+
+
+def _keeps_alone(curve: Curve, key: tuple, cands: list[dict]) -> bool:
+    """True when some acceptable candidate of the row, applied alone, keeps every line of
+    the whole table (then no pair is searched for the row)."""
+    return any(not curve.breaks({key: (c["change"], c["_raw"])})
+               for c in cost.ranked(cands))
+
+
+def _group_key(names: list[str], cands: list[dict]) -> tuple:
+    """Rows with the same failing lines and the same candidates (their table values are
+    the same) form a group: they get one change unless none suits every member."""
+    return (tuple(names), tuple((_frozen(c["change"]), c["status"]) for c in cands))
+
+
+def _frozen(change: dict) -> str:
+    """A change as a hashable value (its values may be lists: a layer distribution)."""
+    return json.dumps(change, sort_keys=True, default=str)
+
+
+def _choose(gen, curve: Curve, todo: dict, every: dict):
+    """The proposals, chosen together in row order: per group of like rows the best-ranked
+    change acceptable on every member that keeps the whole table, with every proposal
+    chosen before it; else per row. -> (picks {key: candidate}, broken {key: (the best
+    acceptable candidate, what it breaks)} for rows left without a proposal, groups {key:
+    the other members' labels})."""
+    by_group: dict[tuple, list[tuple]] = {}
+    for key, names in todo.items():
+        by_group.setdefault(_group_key(names, every[key]), []).append(key)
+    accepted: dict[tuple, tuple[dict, object]] = {}
+    picks, broken, groups = {}, {}, {}
+
+    def attempt(members: list[tuple], per_member: dict[tuple, dict]) -> list[str]:
+        trial = {**accepted, **{m: (per_member[m]["change"], per_member[m]["_raw"])
+                                for m in members}}
+        return curve.breaks(trial)
+
+    for members in by_group.values():
+        if len(members) > 1:
+            shared = _shared(members, every)
+            for change in shared:
+                got = attempt(members, change)
+                if not got:
+                    for m in members:
+                        picks[m] = change[m]
+                        accepted[m] = (change[m]["change"], change[m]["_raw"])
+                        groups[m] = [gen.label(o) for o in members if o != m]
+                    break
+                for m in members:
+                    broken.setdefault(m, (change[m], got))
+            if all(m in picks for m in members):
+                continue
+        for m in members:  # alone: no change suits every member of the group
+            for c in cost.ranked(every[m]):
+                got = attempt([m], {m: c})
+                if not got:
+                    picks[m] = c
+                    accepted[m] = (c["change"], c["_raw"])
+                    break
+                broken.setdefault(m, (c, got))
+    return picks, {k: v for k, v in broken.items() if k not in picks}, groups
+
+
+def _shared(members: list[tuple], every: dict) -> list[dict[tuple, dict]]:
+    """The changes acceptable on every member, as {member: its candidate}, ranked by the
+    members' pooled figures (margin on all, mean cost; ties to the smallest change)."""
+    by_change: dict[str, dict[tuple, dict]] = {}
+    for m in members:
+        for c in every[m]:
+            if cost.acceptable(c):
+                by_change.setdefault(_frozen(c["change"]), {})[m] = c
+    common = [d for d in by_change.values() if len(d) == len(members)]
+    pooled = [{"holds": True, "flags": [], "margin": all(c["margin"] for c in d.values()),
+               "cost": round(sum(c["cost"] for c in d.values()) / len(d), 6),
+               "order": min(c["order"] for c in d.values()), "_members": d} for d in common]
+    return [p["_members"] for p in cost.ranked(pooled)]
 
 
 def _pairs(single: list[dict]) -> list[dict]:
@@ -139,7 +226,7 @@ def _verdict(gen, got) -> dict:
     results, _ = L.evaluate(frame, gen.lines, gen.key_fields)
     hard = [r for r in results if r["hard"] and r["applies"]]
     return {"holds": not L.hard_failures(results), "records_sha256": got.records_sha256,
-            "row": frame.to_dicts()[0],
+            "row": frame.to_dicts()[0], "_raw": got.rows.drop(ROW),
             "lines": {r["line"]: {"observed": r["observed"], "passed": r["passed"],
                                   **({"interval": r["interval"],
                                       "within_noise": r["within_noise"]}
@@ -156,7 +243,7 @@ def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
               "n_needed": cost.n_to_clear(x["observed"], ops[n].threshold,
                                           above=ops[n].op in (">=", ">"))}
              for n, x in verdict["lines"].items() if x.get("within_noise")]
-    return {**entry, "status": "ok", "holds": verdict["holds"],
+    return {**entry, "status": "ok", "holds": verdict["holds"], "_raw": verdict["_raw"],
             "margin": verdict["holds"] and not noise, "noise": noise,
             "lines": verdict["lines"], "records_sha256": verdict["records_sha256"],
             "figures": after, "cost": cost.cost(gen.tune_costs, before, after),
@@ -164,26 +251,34 @@ def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
 
 
 def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_row: dict,
-            searched_pairs: bool) -> dict:
-    """A failing row's class and proposal: the best-ranked acceptable candidate ("one
-    field" or "several fields"), else "structural" with the rule behind it and the best
-    each line reached."""
+            searched_pairs: bool, pick: dict | None = None,
+            broken: tuple[dict, list[str]] | None = None, group: list[str] = ()) -> dict:
+    """A failing row's class and proposal: ``pick`` ("one field" or "several fields"),
+    else "breaks the curve" when acceptable changes exist but each breaks another line of
+    the table (``broken``: the best of them and what it breaks), else "structural" with the
+    rule behind it and the best each line reached."""
     valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
-    good = [c for c in valid if cost.acceptable(c)]
+    good = [c for c in cost.ranked(tried) if c is not pick]
     flagged = [c for c in valid if c["holds"] and c["flags"]]
-    pick = good[0] if good else None
 
     def literal(c: dict) -> str:
         return _summary(_edits(gen, catalog, key, c["change"]))
 
-    row = {"key": list(key), "label": gen.label(key), "lines": names, "tried": tried,
+    row = {"key": list(key), "label": gen.label(key), "lines": names,
+           "tried": [{k: v for k, v in c.items() if k != "_raw"} for c in tried],
            "figures": cost.figures(gen.tune_costs, base_row),
-           "pairs_searched": searched_pairs,
+           "pairs_searched": searched_pairs, "group": list(group),
            "best": {n: {**b, "at": literal(b.pop("candidate"))}
                     for n, b in _best(gen, tried, names).items()},
-           "alternatives": [literal(c) for c in good[1:3]],
+           "alternatives": [literal(c) for c in good[:2]],
            "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"]}
                        for c in flagged[:2]]}
+    if pick is None and broken is not None:
+        c, what = broken
+        return {**row, "class": "breaks the curve", "change": None,
+                "breaks": {"change": literal(c), "lines": what, "cost": c["cost"],
+                           "figures": c["figures"]},
+                "why": f"{literal(c)} fixes it but breaks {', '.join(what)}"}
     if pick is None:
         return {**row, "class": "structural", "change": None,
                 "why": gen.structural(base_row, names)}

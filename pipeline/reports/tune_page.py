@@ -21,6 +21,8 @@ CLASSES = {
     "several fields": "no single field fixes it; a pair of fields does",
     "structural": "no table change within the fields' domains fixes it without removing "
                   "what the row is for",
+    "breaks the curve": "a table change fixes the row but breaks another line of the table "
+                        "(the curve across rows); it is shown, never proposed",
     "locked": "the design fixes the row; tune never changes it",
 }
 
@@ -94,7 +96,9 @@ def _overview(doc: dict) -> Table:
         rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
                      Cell(", ".join(r["lines"])),
                      Cell(r["class"], None if ch else FAIL),
-                     Cell(ch["summary"] if ch else "no proposal"),
+                     Cell(ch["summary"] if ch else "no proposal"
+                          + (f" (breaks {', '.join(r['breaks']['lines'])})"
+                             if r.get("breaks") else "")),
                      Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
                           None if not ch or ch["margin"] else WARN),
                      Cell(f"{ch['cost']:.2f}" if ch else "—")])
@@ -118,16 +122,24 @@ def _row_section(doc: dict, r: dict) -> Section:
                  + ("; a large change to how the row plays: read the figures before "
                     "applying it" if ch["cost"] >= LARGE else ""),
                  WARN if ch["cost"] >= LARGE else None),
-        ] + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
+        ] + ([Cell("the same change as " + ", ".join(r["group"]) + ": those rows have the "
+                   "same table values and fail the same lines")] if r.get("group") else [])
+          + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
              r.get("alternatives", [])]))
         sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"]))
         for f in r.get("flagged", []):
             sec.blocks.append(Para(f"Not proposed: {f['change']} also holds, but "
                                    + "; ".join(f["flags"]) + "."))
         return sec
-    items = [Cell(CLASSES["structural"] + ".", FAIL)]
-    if r.get("why"):
-        items.append(Cell("The rule behind it: " + r["why"] + "."))
+    if r.get("breaks"):
+        b = r["breaks"]
+        items = [Cell(f"{b['change']} fixes {', '.join(r['lines'])} here but breaks "
+                      f"{', '.join(b['lines'])}: not proposed (tune keeps every line of the "
+                      "whole table).", FAIL)]
+    else:
+        items = [Cell(CLASSES["structural"] + ".", FAIL)]
+        if r.get("why"):
+            items.append(Cell("The rule behind it: " + r["why"] + "."))
     for name, b in r["best"].items():
         items.append(Cell(f"the best {name} any candidate reached: {num(b['observed'])} "
                           f"(at {b['at']})"))
@@ -154,10 +166,14 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
     fixed = [r for r in doc["rows"] if r["change"]]
     sure = sum(r["change"]["margin"] for r in fixed)
     stuck = [r for r in doc["rows"] if not r["change"]]
+    curve = [r for r in stuck if r.get("breaks")]
     head = Section("summary", "Summary")
     head.blocks.append(Para(
         f"{len(doc['rows']) + len(doc['locked'])} row(s) fail a hard line: {len(fixed)} "
-        f"with a proposal ({sure} with margin), {len(stuck)} that no table change fixes, "
+        f"with a proposal ({sure} with margin), "
+        + (f"{len(curve)} whose fixes all break another line of the table, "
+           if curve else "")
+        + f"{len(stuck) - len(curve)} that no table change fixes, "
         f"{len(doc['locked'])} locked. The proposed tables "
         + ("pass their own audit." if doc["proposed_exit_code"] == 0 else
            "still fail their own audit on " + ", ".join(doc["still_failing"]) + "."),
@@ -179,7 +195,7 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
                                "and after the change."))
         out += [sec] + [_row_section(doc, r) for r in fixed]
     if stuck:
-        out += [Section("unfixable", "Rows no table change fixes")] + [
+        out += [Section("unfixable", "Rows without a proposal")] + [
             _row_section(doc, r) for r in stuck]
     if doc["locked"]:
         sec = Section("locked", "Locked rows")
@@ -210,7 +226,15 @@ def _how(doc: dict) -> Section:
                 if keeps else "")
              + "; then with margin (every share line's 95 % Wilson interval clears its "
              "threshold) before within noise; then the least cost."),
-        Cell(f"Cost: the sum of the change in {costs}, each relative to the row's value now."),
+        Cell(f"Cost: the sum of the change in {costs}, each relative to the row's value now. "
+             f"Costs within {doc.get('curve', {}).get('cost_tie', 0.05):g} of each other are a "
+             "tie, and the smaller change to the table's values wins."),
+        Cell("The whole table: every proposal is checked together with the ones chosen "
+             "before it, on the proposed tables and every row's figures; a set that makes "
+             f"any line ({', '.join(doc.get('curve', {}).get('lines', [])) or 'none'}) fail or "
+             "warn on any row where it held is not proposed. Rows with the same table values "
+             "that fail the same lines get the same change when one suits them all "
+             f"({doc.get('curve', {}).get('checked', 0)} whole-table check(s) made)."),
     ]))
     return sec
 
