@@ -251,6 +251,10 @@ class Tune(Sweep):
     # the delivered figures a change costs the player (ranking, before -> after, flags)
     tune_costs: tuple[Cost, ...] = ()
     table_file = "the table"  # the file a proposal edits, as the designer opens it
+    # How ``diff`` matches the rows of an array of tables between two table roots
+    # (``boardcore.toml_diff``): file name (a glob) -> identity field tuples tried in
+    # order; a file not named here is matched row by row in order.
+    table_rows: dict[str, tuple[tuple[str, ...], ...]] = {}
 
     def locked(self, catalog: Any, key: tuple) -> bool:
         """True when the design fixes the row: ``tune`` never proposes a change to it."""

@@ -100,7 +100,12 @@ def test_one_changed_row_and_only_that_row(runs):
     md = diff_render.markdown(d)
     assert ("Summary: 3 row(s) compared, 1 changed, 2 unchanged; 0 only before, 0 only "
             "after" in md)
-    assert "density 0.12 → 0.14" in md
+    # the table change in the file's own words, read from the two runs' tables; a derived
+    # record field (planned mines) never stands in for it (issue 30 item 4)
+    assert [(e.file, e.key, e.before, e.after) for e in row.table] == [
+        ("board_gen.toml", "mine_density", "0.12", "0.14")]
+    assert "table: board_gen.toml: `mine_density = 0.12` → `mine_density = 0.14`" in md
+    assert "planned" not in md.split("## Changes per row")[1].split("## Every")[0]
     assert "Unchanged rows (2): (1, 0), (1, 2)." in md
     matrix = [ln for ln in md.splitlines() if ln.startswith("| 1 |")]
     assert len(matrix) == 1 and matrix[0].startswith("| 1 | 1 | *changed*")
@@ -137,8 +142,8 @@ def test_assertion_flip_is_reported(runs):
     flips = [(key, ln.line, ln.status_a, ln.status_b) for key, ln in d.flips]
     assert flips == [((1, 2), "A", "pass", "fail")]
     md = diff_render.markdown(d)
-    assert "1 line flip(s): 0 to pass, 1 to fail" in md
-    assert "A: pass → fail" in md and "target 0.85 → 1.0" in md
+    assert "1 line flip(s): 0 to pass, 1 worse (to fail, or pass to warn)" in md
+    assert "A: pass → fail" in md and "`inferability_target = 0.85` → `inferability_target = 1.0`" in md
     assert "| A | (1, 2) | pass | **fail** |" in md
     back = compare(runs, "flip", "base")
     assert [(ln.status_a, ln.status_b) for _, ln in back.flips] == [("fail", "pass")]
@@ -158,7 +163,7 @@ def test_cli_by_run_id_writes_self_contained_html_under_diffs(runs, tmp_path):
     # nothing written elsewhere than the page and the folder's index
     assert new <= {out / "diffs", page, out / "index.html"} and page in new
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and "density 0.12 → 0.14" in text
+    assert text.startswith("<!DOCTYPE html>") and "mine_density = 0.14" in text
     lowered = text.lower()
     for external in ("http://", "https://", "<script src", "<link", "src=", "@import"):
         assert external not in lowered

@@ -281,6 +281,8 @@ class MinegenAudit(Generator, Tune):
               ("remove-only rule", "remove-only clearing"),
               ("remove-only mine rule", "remove-only clearing"))
     table_file = "board_gen.toml"
+    table_rows = {"board_gen.toml": (("level_index", "node_depth"),),
+                  "variation.toml": (("variant_id",),)}
 
     def locked(self, catalog: Tables, key) -> bool:
         return catalog.resolve(*key).tune_locked

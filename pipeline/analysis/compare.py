@@ -13,6 +13,7 @@ Runs of different generators are always refused.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from boardcore.errors import InputError
 
@@ -66,6 +67,7 @@ class RowDiff:
     lines: tuple[LineDiff, ...] = ()  # every line, changed or not (both-present rows)
     other: tuple[str, ...] = ()  # other aggregate columns that differ
     key_a: tuple | None = None  # a paired row: its key in run A (another revision)
+    table: tuple = ()  # the row's table edits (``boardcore.toml_diff.Edit``), in TOML words
 
     @property
     def flips(self) -> tuple[LineDiff, ...]:
@@ -74,7 +76,7 @@ class RowDiff:
     @property
     def changed(self) -> bool:
         return self.presence == BOTH and bool(
-            self.snapshot or self.metrics or self.exits or self.other
+            self.snapshot or self.metrics or self.exits or self.other or self.table
             or any(ln.changed for ln in self.lines))
 
 
@@ -87,6 +89,9 @@ class RunDiff:
     gen: object = None  # the generator both runs come from
     facts: tuple[tuple[str, object, object], ...] = ()  # run-level (label, A, B)
     notes: tuple[str, ...] = field(default=())
+    # table edits no row owns (another file, a row no run audited); None: the tables of
+    # one run are not known (a run written before runs kept their tables)
+    table: tuple | None = ()
 
     @property
     def compared(self) -> list[RowDiff]:
@@ -215,6 +220,7 @@ def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
             "says so).")
     rows = _paired(gen, [_row_diff(gen, k, a, b) for k in sorted(set(a.rows) | set(b.rows))],
                    a, b)
+    rows, loose = _table_edits(gen, rows, a, b)
     facts = [("run folder", str(a.path), str(b.path))]
     facts += [(label, a.manifest.get(k), b.manifest.get(k)) for label, k in _FACTS]
     notes = list(a.notes + b.notes)
@@ -225,4 +231,46 @@ def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
     if a.manifest.get("generator_version") != b.manifest.get("generator_version"):
         notes.append("the generator_version differs: the same row and seed may give other "
                      "boards, so row values can move without a table change")
-    return RunDiff(a, b, rows, cross, gen, tuple(facts), tuple(notes))
+    if loose is None:
+        notes.append("the table edits are not listed: a run folder without its tables/ "
+                     "(written before runs kept a copy) and a table root changed since")
+    return RunDiff(a, b, rows, cross, gen, tuple(facts), tuple(notes), loose)
+
+
+def _tables_of(run: Run) -> Path | None:
+    """The table root a run read: its own copy, else the root it names when that root
+    still hashes as the run recorded."""
+    from boardcore.tables import content_hash
+
+    own = run.path / "tables"
+    if own.is_dir():
+        return own
+    root = run.manifest.get("table_root")
+    if root and Path(root).is_dir() and run.manifest.get("table_hash") in (
+            content_hash(root), content_hash(root, recursive=True)):
+        return Path(root)
+    return None
+
+
+def _table_edits(gen, rows: tuple[RowDiff, ...], a: Run, b: Run):
+    """Each row with its table edits read from the two runs' tables (``toml_diff``, in the
+    files' own words), and the edits no row owns; (rows, None) when a run's tables are
+    not known."""
+    from dataclasses import replace as _replace
+
+    from boardcore.toml_diff import diff
+
+    ta, tb = _tables_of(a), _tables_of(b)
+    if ta is None or tb is None:
+        return rows, None
+    edits = diff(ta, tb, getattr(gen, "table_rows", {}))
+    keys = list(gen.key_fields)
+    owned: dict[tuple, list] = {}
+    loose = []
+    for e in edits:
+        key = tuple(e.ids[k] for k in keys) if all(k in e.ids for k in keys) else None
+        if key is not None and any(r.key == key for r in rows):
+            owned.setdefault(key, []).append(e)
+        else:
+            loose.append(e)
+    return tuple(_replace(r, table=tuple(owned.get(r.key, ()))) for r in rows), tuple(loose)

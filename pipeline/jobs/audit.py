@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from boardcore.errors import InputError
+from boardcore.tables import copy_root
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
@@ -277,6 +278,11 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         flat(rows).write_csv(tmp / "aggregates.csv")
         for name, frame in tables.items():
             flat(frame).write_csv(tmp / f"{name}.csv")
+    # the tables as the run read them: diff reads a table change from two runs' copies
+    # (decision 221), whatever happened to the root since
+    manifest["tables_copied"] = copy_root(catalog.root, tmp / "tables",
+                                          catalog.content_hash) \
+        if hasattr(catalog, "root") and hasattr(catalog, "content_hash") else False
     (tmp / "assertions.json").write_text(runs.to_json({
         "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
         "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")

@@ -19,6 +19,7 @@ import os
 from ..analysis.compare import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
 from ..analysis.compare import FAIL as S_FAIL  # line statuses
 from ..analysis.compare import PASS as S_PASS
+from ..analysis.compare import WARN as S_WARN
 from ..analysis.lines import advisory_warnings, hard_failures
 from . import render
 from .document import BETTER, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
@@ -44,8 +45,9 @@ def _pair(a, b, fmt=_val) -> str:
 
 
 def _delta(a, b) -> str:
-    """B - A, signed, 3 decimals (more when that would round a real change to zero)."""
-    if same(a, b):
+    """B - A, signed, 3 decimals (more when that would round a real change to zero);
+    "=" when the two values print the same (a difference in the 16th digit is no change)."""
+    if same(a, b) or num(a) == num(b):  # float noise below the figure's digits
         return "="
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
         return _pair(a, b)
@@ -76,16 +78,22 @@ def direction(line, a, b) -> int:
     return 0 if da == db else (1 if db < da else -1)
 
 
+def worse(ln: LineDiff) -> bool:
+    """A flip away from pass: to fail (a hard line) or to warn (an advisory one)."""
+    return ln.flipped and ln.status_a == S_PASS and ln.status_b in (S_FAIL, S_WARN)
+
+
 def _mark_of(d: RunDiff, ln: LineDiff) -> str | None:
     if ln.flipped:
-        return FAIL if ln.status_b == S_FAIL else BETTER if ln.status_b == S_PASS else WARN
+        return FAIL if worse(ln) or ln.status_b == S_FAIL else BETTER \
+            if ln.status_b == S_PASS else WARN
     lines = {x.name: x for x in d.gen.lines}
     way = direction(lines[ln.line], ln.observed_a, ln.observed_b) if ln.line in lines else 0
     return BETTER if way > 0 else FAIL if way < 0 else WARN
 
 
 def _lines_mark(lines) -> str | None:
-    if any(ln.flipped and ln.status_b == S_FAIL for ln in lines):
+    if any(worse(ln) or (ln.flipped and ln.status_b == S_FAIL) for ln in lines):
         return FAIL
     if lines and all(ln.flipped and ln.status_b == S_PASS for ln in lines):
         return BETTER
@@ -118,7 +126,8 @@ def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
                   Cell(_describe(d, row))]
         cells += [Cell(num(row.get(c))) for c in figures]
         return cells + [Cell(num(row.get(c))) for c, _ in _cols(d, COUNT)]
-    snap = "; ".join(f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot)
+    snap = _edits_text(r.table) if d.table is not None else \
+        "; ".join(f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot)
     if r.key_a is not None:
         snap = f"from {d.gen.label(r.key_a)}" + (f"; {snap}" if snap else "")
     changed = [ln for ln in r.lines if ln.changed]
@@ -148,20 +157,19 @@ def _sentence(d: RunDiff, r: RowDiff) -> Cell:
     parts += [f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits]
     changed = [ln for ln in r.lines if ln.changed]
     parts += [_line_change(ln) for ln in changed]
-    if r.other:
-        parts.append(f"other aggregate columns differ: {', '.join(r.other)}")
     return Cell(f"{d.gen.label(r.key)}: " + "; ".join(parts), _lines_mark(changed) or WARN)
 
 
 def summary_line(d: RunDiff) -> str:
     better = sum(ln.status_b == S_PASS for _, ln in d.flips)
-    worse = sum(ln.status_b == S_FAIL for _, ln in d.flips)
+    worse_ = sum(worse(ln) or ln.status_b == S_FAIL for _, ln in d.flips)
     paired = sum(r.key_a is not None for r in d.rows)
     return (f"Summary: {len(d.compared)} row(s) compared"
             + (f" ({paired} of them a new revision of the row before)" if paired else "")
             + f", {len(d.changed)} changed, {len(d.unchanged)} unchanged; {len(d.only_a)} "
             f"only before, {len(d.only_b)} only after; {len(d.flips)} line flip(s)"
-            + (f": {better} to pass, {worse} to fail" if d.flips else "") + ".")
+            + (f": {better} to pass, {worse_} worse (to fail, or pass to warn)"
+               if d.flips else "") + ".")
 
 
 def banner(d: RunDiff) -> str | None:
@@ -201,9 +209,11 @@ def _row_block(d: RunDiff, r: RowDiff) -> Section:
     if r.key_a is not None:
         items.append(Cell("a new revision of the row: new seeds, so every figure is "
                           "measured on other boards", WARN))
-    if r.snapshot:
-        items.append(Cell("table: " + "; ".join(f"{c.label} {_pair(c.a, c.b)}"
-                                                for c in r.snapshot), WARN))
+    if r.table:
+        items.append(Cell("table: " + _edits_text(r.table), WARN))
+    elif r.snapshot and d.table is None:  # the tables are not known: the row's values
+        items.append(Cell("table values: " + "; ".join(f"{c.label} {_pair(c.a, c.b)}"
+                                                       for c in r.snapshot), WARN))
     words = {ln.name: ln.what for ln in d.gen.lines}
     for ln in (x for x in r.lines if x.changed):
         status = (f"{ln.status_a}{_ARROW}{ln.status_b}" if ln.flipped
@@ -214,12 +224,45 @@ def _row_block(d: RunDiff, r: RowDiff) -> Section:
     if r.exits:
         items.append(Cell("; ".join(f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits)))
     sec.blocks.append(Bullets(items) if items else Para("Only the figures below moved."))
-    if r.metrics:
+    moved = [c for c in r.metrics if num(c.a) != num(c.b)]  # no float noise
+    if moved:
         sec.blocks.append(Table(["figure", "before", "after", "change"], [
             [Cell(c.label), Cell(num(c.a)), Cell(num(c.b)), Cell(_delta(c.a, c.b))]
-            for c in r.metrics]))
-    if r.other:
-        sec.blocks.append(Para(f"Other aggregate columns that differ: {', '.join(r.other)}."))
+            for c in moved]))
+    return sec
+
+
+def _edits_text(edits) -> str:
+    """Table edits as the file reads: ``presets.toml: `revision = 1` → `revision = 2```."""
+    by_file: dict[str, list[str]] = {}
+    for e in edits:
+        if e.key == "(row)":
+            text = f"row {e.after}"
+        elif e.before == "(none)":
+            text = f"add `{e.key} = {e.after}`"
+        elif e.after == "(none)":
+            text = f"remove `{e.key} = {e.before}`"
+        else:
+            text = f"`{e.key} = {e.before}`{_ARROW}`{e.key} = {e.after}`"
+        by_file.setdefault(e.file, []).append(text)
+    return "; ".join(f"{f}: {', '.join(t)}" for f, t in by_file.items())
+
+
+def _table_section(d: RunDiff) -> Section:
+    """Every table edit between the runs, in the files' own words."""
+    sec = Section("tables", "What changed in the tables")
+    if d.table is None:
+        sec.blocks.append(Para("Not known: a run folder without its copy of the tables "
+                               "(written before runs kept one) and a table root changed "
+                               "since. The rows' table values are listed per row below."))
+        return sec
+    edits = [e for r in d.rows for e in r.table] + list(d.table)
+    if not edits:
+        sec.blocks.append(Para("Nothing: both runs read the same table values."))
+        return sec
+    sec.blocks.append(Table(["file", "row", "key", "before", "after"], [
+        [Cell(e.file), Cell(e.row or "—"), Cell(e.key), Cell(e.before), Cell(e.after, WARN)]
+        for e in edits]))
     return sec
 
 
@@ -281,7 +324,7 @@ def _document(d: RunDiff, here: str | None = None) -> tuple[str, list[Section]]:
             + [f"Δ {label}" for _, label in _cols(d, FIGURE)]
             + [label for _, label in _cols(d, COUNT)],
             [_matrix_row(d, r) for r in listed]))
-    return title, [summary, flips, changes, *blocks, matrix, _facts(d)]
+    return title, [summary, _table_section(d), flips, changes, *blocks, matrix, _facts(d)]
 
 
 # ----------------------------------------------------------------------------- renderers

@@ -369,6 +369,8 @@ class TilegenAudit(Generator, Tune, Daily):
     jargon = tuple((w, w) for w in ("band", "gate", "slot", "bypass", "doomed", "clickable",
                                     "revision", "triple", "occluder"))
     table_file = tune.PRESETS
+    table_rows = {"presets.toml": (("city_id", "level_id", "revision"), ("city_id", "level_id")),
+                  "acceptance.toml": (("level_id",),), "cities/*.toml": (("id",),)}
 
     def tune_candidates(self, catalog, key, lines: list[str]) -> list[tuple[str, list]]:
         (plan,) = self.plans(catalog, [key])
