@@ -260,6 +260,13 @@ class Tune(Sweep):
         """True when the design fixes the row: ``tune`` never proposes a change to it."""
         return False
 
+    def shipped(self, row: dict) -> dict | None:
+        """The board the game ships for a row, from its per-row aggregates: {"seed": ...,
+        "play": a command that writes its play page, figure label: value ...}; None when
+        the game ships no fixed board per row. A proposal that changes the seed says that
+        the shipped board changes, with both boards' figures (issue 30 item 3)."""
+        return None
+
     def locked_why(self, catalog: Any, key: tuple) -> str:
         """Why the row is locked, in the table's words."""
         return "the table marks it locked"

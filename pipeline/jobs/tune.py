@@ -150,7 +150,9 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
     gen.patch_tables(catalog, tables, changes)
     proposed = run_audit(replace(a, tables=str(tables), rows=(), out=str(folder / "audit")),
                          progress, gen, index=False)
-    d = compare(gen, base, runs.load_run(proposed.run_dir, gen.key_fields))
+    after = runs.load_run(proposed.run_dir, gen.key_fields)
+    _shipped(gen, doc, base, after, catalog.root, tables)
+    d = compare(gen, base, after)
     atomic.write_text(folder / "diff.md", diff_page.markdown(d))
     atomic.write_text(folder / "diff.html", diff_page.html(
         d, str(folder), str(Path(a.out) / history.INDEX)))
@@ -159,6 +161,24 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
             "proposed_exit_code": proposed.exit_code, "exit_code": code,
             "still_failing": [f"{r['line']} on {gen.label(tuple(r[k] for k in gen.key_fields))}"
                               for r in L.hard_failures(proposed.results)]}
+
+
+def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_after) -> None:
+    """Each proposal that changes the board the game ships (a new revision: a new seed)
+    says so, with the shipped board's figures now (the baseline) and after (the proposed
+    tables' own audit, the row of the same lineage), and the commands, with their table
+    roots, that write both boards' play pages."""
+    import shlex
+
+    later = {tuple(gen.lineage(k)): row for k, row in after.rows.items()}
+    for r in doc["rows"]:
+        key = tuple(r["key"])
+        now = gen.shipped(base.rows.get(key) or {})
+        then = gen.shipped(later.get(tuple(gen.lineage(key))) or {})
+        if r.get("change") and now and then and now["seed"] != then["seed"]:
+            now["play"] += f" --tables {shlex.quote(str(root_now))}"
+            then["play"] += f" --tables {shlex.quote(str(root_after))}"
+            r["shipped"] = {"before": now, "after": then}
 
 
 def patch_markdown(gen, doc: dict) -> str:

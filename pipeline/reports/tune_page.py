@@ -96,7 +96,8 @@ def _overview(doc: dict) -> Table:
         rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
                      Cell(", ".join(r["lines"])),
                      Cell(r["class"], None if ch else FAIL),
-                     Cell(ch["summary"] if ch else "no proposal"
+                     Cell((ch["summary"] + ("; ships a new board" if r.get("shipped")
+                                            else "")) if ch else "no proposal"
                           + (f" (breaks {', '.join(r['breaks']['lines'])})"
                              if r.get("breaks") else "")),
                      Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
@@ -127,6 +128,8 @@ def _row_section(doc: dict, r: dict) -> Section:
           + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
              r.get("alternatives", [])]))
         sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"]))
+        if r.get("shipped"):
+            sec.blocks.extend(_shipped(r["shipped"]))
         for f in r.get("flagged", []):
             sec.blocks.append(Para(f"Not proposed: {f['change']} also holds, but "
                                    + "; ".join(f["flags"]) + "."))
@@ -154,6 +157,23 @@ def _row_section(doc: dict, r: dict) -> Section:
                       "at a time" + (", then pairs of them" if r.get("pairs_searched") else "")))
     sec.blocks.append(Bullets(items))
     return sec
+
+
+def _shipped(sh: dict) -> list:
+    """The board the game ships for the row changes with the proposal: say so, with both
+    boards' figures and the commands that write their play pages."""
+    b, a = sh["before"], sh["after"]
+    labels = [k for k in b if k not in ("seed", "play")]
+    return [Para(f"The shipped board changes: the game ships the board of seed {b['seed']} "
+                 f"now and of seed {a['seed']} after the change (the new revision is part of "
+                 "its seed). Play them: "
+                 f"`{b['play'].replace('board.html', 'shipped-now.html')}` and "
+                 f"`{a['play'].replace('board.html', 'shipped-after.html')}`.",
+                 strong=True),
+            Table(["the shipped board", "now", "after the change"],
+                  [[Cell(k), Cell(num(b.get(k))), Cell(num(a.get(k)), WARN
+                                                        if num(b.get(k)) != num(a.get(k))
+                                                        else None)] for k in labels])]
 
 
 def _slug(label: str) -> str:

@@ -369,6 +369,19 @@ class TilegenAudit(Generator, Tune, Daily):
     jargon = tuple((w, w) for w in ("band", "gate", "slot", "bypass", "doomed", "clickable",
                                     "revision", "triple", "occluder"))
     table_file = tune.PRESETS
+
+    def shipped(self, row: dict) -> dict | None:
+        """The production board (seed_index -1, seed FNV-1a-64 of 'city:level:revision'):
+        a new revision ships another board."""
+        if row.get("production_stream_seed") is None:
+            return None
+        return {"seed": str(row["production_stream_seed"]),
+                "play": f"tilegen generate {row['city_id']} {row['level_id']} --revision "
+                        f"{row['revision']} --play board.html",
+                "tool-free pass rate": row.get("production_tool_free_pass_rate"),
+                "tool-assisted pass rate": row.get("production_tool_assist_pass_rate"),
+                "clickable ratio": row.get("production_initial_clickable_ratio"),
+                "meets its gates": row.get("production_met")}
     table_rows = {"presets.toml": (("city_id", "level_id", "revision"), ("city_id", "level_id")),
                   "acceptance.toml": (("level_id",),), "cities/*.toml": (("id",),)}
 
