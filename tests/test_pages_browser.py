@@ -191,6 +191,79 @@ def test_the_tune_page_says_what_to_change_and_how(browser, pages):
         assert lands_on_a_report(page, "details:has(#runs) a")
 
 
+@pytest.mark.parametrize("generator, n, root", [("minegen", 32, "tables"),
+                                                 ("tilegen", 8, "tables/tilematch")])
+def test_the_review_loop_keeps_the_curve_and_diff_names_the_toml_keys(
+        browser, pages, cluster, tmp_path, generator, n, root):
+    """Issue 30's walk, as a designer does it: the audit and tune of the default tables
+    (the fixture), then tune --apply into a copy of the tables, an audit of them and a diff
+    against the baseline. The diff page names every TOML key the tune changed, no line that
+    held on a row fails or warns there after (the curve: E, M and every other line), and a
+    proposal that bumps a revision shows the shipped board's change."""
+    from pipeline.analysis.compare import FAIL as S_FAIL
+    from pipeline.analysis.compare import PASS as S_PASS
+    from pipeline.analysis.compare import WARN as S_WARN
+
+    tune = pages[f"{generator} tune"].parent
+    doc = json.loads((tune / "tune.json").read_text())
+    proposed = [r for r in doc["rows"] if r["change"]]
+    assert proposed, f"the {generator} tune of the default tables proposes nothing"
+    tables = tmp_path / "tables"
+    shutil.copytree(REPO / root, tables, ignore=shutil.ignore_patterns("tilematch"))
+    out = tmp_path / "out"
+    p = cli("tune", "--generator", generator, "--apply", doc["tune_id"], "--tables", tables,
+            "--out", pages["index"].parent)
+    assert p.returncode == 0, p.stderr
+    p = cli("audit", "--generator", generator, "--tables", tables, "--n", n, "--scheduler",
+            cluster, "--out", out)
+    assert p.returncode in (0, 1), p.stderr
+    after = next(out.rglob("manifest.json")).parent
+    p = cli("diff", "--generator", generator, doc["baseline_run"], after, "--out", out)
+    assert p.returncode == 0, p.stderr
+    page_path = next((out / "diffs").glob("*.html"))
+    with open_page(browser, page_path) as (page, errors):
+        assert errors == [], errors
+        tables_text = page.locator("details:has(#tables)").inner_text()
+        for r in proposed:
+            for key, old, new in r["change"]["edits"]:
+                assert key in tables_text and new in tables_text, (key, new, tables_text)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= WIDTH
+        page.screenshot(path=str(tmp_path / f"{generator}-diff.png"), full_page=False)
+    base = {(k, ln): x for k, lines in _results(Path(doc["baseline_run"])).items()
+            for ln, x in lines.items()}
+    now = _results(after)
+    renamed = {tuple(gen_key[:-1]) if generator == "tilegen" else tuple(gen_key): gen_key
+               for gen_key in now}
+    broke = []
+    for (key, line), x in base.items():
+        lineage = tuple(key[:-1]) if generator == "tilegen" else tuple(key)
+        y = now.get(renamed.get(lineage, key), {}).get(line)
+        if y is not None and _status(x) == S_PASS and _status(y) in (S_FAIL, S_WARN):
+            broke.append((key, line))
+    assert broke == [], f"the applied proposals broke {broke}"
+    if generator == "tilegen":
+        with open_page(browser, tune / "tune.html") as (page, errors):
+            text = page.locator("details:has(#proposals)").inner_text()
+            assert "The shipped board changes" in text and "shipped-after.html" in text
+
+
+def _results(run: Path) -> dict[tuple, dict[str, dict]]:
+    out: dict[tuple, dict[str, dict]] = {}
+    m = json.loads((run / "manifest.json").read_text())
+    fields = ["city_id", "level_id", "revision"] if m["generator"] == "tilegen" else \
+        ["level_index", "node_depth"]
+    for r in json.loads((run / "assertions.json").read_text())["results"]:
+        out.setdefault(tuple(r[f] for f in fields), {})[r["line"]] = r
+    return out
+
+
+def _status(r: dict) -> str:
+    from pipeline.analysis.compare import status
+
+    return status(r)
+
+
 def test_the_index_lists_the_runs_and_links_them(browser, pages):
     with open_page(browser, pages["index"]) as (page, errors):
         assert errors == []

@@ -228,7 +228,9 @@ def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str
     for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
         name, new = str(src.relative_to(proposed)), src.read_bytes()
         dst = root / name
-        if not dst.is_file() or dst.read_bytes() != new:
+        # a proposal edits the root's own files: a file the root lacks (a subfolder the
+        # tuned root had and this copy has not) is never written into it
+        if dst.is_file() and dst.read_bytes() != new:
             changed[name] = new
     gen.load(str(proposed))  # the proposal still loads (a defect if not: raise loudly)
     for name, new in changed.items():
