@@ -10,14 +10,23 @@ writes wherever it is told.
 
 from __future__ import annotations
 
+import itertools
 import os
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 
+_CALLS = itertools.count()  # no entropy in the generator packages (test_static_scan)
+
+
+def unique_tag() -> str:
+    """``<pid>-<8 hex>``: unique per process and call (the count), so two writers, threads
+    or processes, never share a temporary name."""
+    return f"{os.getpid()}-{next(_CALLS):08x}"
+
+
 def tmp_name(final: Path) -> Path:
-    return final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    return final.with_name(f".{final.name}.{unique_tag()}.tmp")
 
 
 def fsync_path(path: Path) -> None:

@@ -18,7 +18,6 @@ import contextlib
 import errno
 import os
 import stat
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -147,7 +146,7 @@ def usable_folder(path: str | os.PathLike, option: str = "--out",
         raise InputError(f"{option} {text}: {existing} is a file, so no folder can be made "
                          "under it")
     made = []
-    probe = resolved / f".minegen-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    probe = resolved / f".write-probe-{atomic.unique_tag()}"
     try:
         for d in reversed([resolved, *resolved.parents]):
             if not d.exists():

@@ -28,7 +28,8 @@ from .document import num
 
 _ARROW = " → "
 LEGEND = ('<p class="legend">Legend: <span class="warn">changed</span><span class="fail">'
-          'worse for the line (flipped to fail, or from pass to warn, or further from its threshold)</span>'
+          'worse for the line (flipped to fail, pass to warn, or further from its threshold)'
+          '</span>'
           '<span class="better">better for the line (flipped to pass, or closer)</span>'
           '<span class="na">n/a</span></p>')
 
