@@ -1,15 +1,19 @@
 """Reconcile at scale (issue: 10 million sessions in under a minute, peak RSS under 1 GB,
-memory flat from 1 M to 10 M). A benchmark, not a test.
+memory bounded by the largest file, not the number of files). A benchmark, not a test.
 
     .venv/bin/python benchmarks/reconcile_scale.py --run RUN_FOLDER [--sessions 1e6,1e7]
-        [--engine local|dask] [--workers 2]
+        [--files 30,300] [--repeats 3] [--engine local|dask] [--workers 2] [--doc]
 
-For each size: synthetic sessions (``tilegen.telemetry.synth``, on the run's own boards:
-every row's production board and audit boards 0-4) written as a Parquet dataset
-partitioned by date into a temporary folder, then ``minegen reconcile`` in a fresh process
+For each size and each file count: synthetic sessions (``tilegen.telemetry.synth``, on the
+run's own boards: every row's production board and audit boards 0-4) spread over as many
+days as files and written as a Parquet dataset partitioned by date (one file a day) into a
+temporary folder; then ``minegen reconcile`` ``--repeats`` times, each in a fresh process
 under ``/usr/bin/time -v``: wall seconds, peak RSS of the largest process and sessions per
-second; with ``--engine dask`` also the peak of the whole process tree (client, scheduler
-and workers summed, sampled every 0.1 s). Prints one JSON line per size.
+second, and the peak of the whole process tree (the command, and with ``--engine dask`` its
+scheduler and workers, summed, sampled every 0.1 s). The same sessions in 30 files and in
+300 show whether memory follows the files' size or their number. Prints one JSON line per
+size and file count (medians, and each run's figures); ``--doc`` writes the section
+``reconcile-<engine>`` of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,22 +34,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
 
 
-def dataset(run: Path, sessions: int, folder: Path) -> Path:
+def dataset(run: Path, sessions: int, days: int, folder: Path) -> Path:
+    """``sessions`` synthetic sessions on the run's boards over ``days`` days, one Parquet
+    file a day (the same sessions whatever ``days``: only their dates move)."""
     from tilegen.table_loader import load_tables
     from tilegen.telemetry import synth
 
     boards = synth.boards(load_tables(), 6)
     per = max(1, sessions // boards.height)
-    frame, _ = synth.sessions(boards, per, 30, synth.Model(), 11)
+    frame, _ = synth.sessions(boards, per, days, synth.Model(), 11)
     out = folder / "sessions"
     frame.write_parquet(out, partition_by="date")
     return out
+
+
+def measure(argv: list[str]) -> dict:
+    """One run of ``argv`` under /usr/bin/time -v: exit code, wall, peak RSS of the largest
+    process and of the whole tree."""
+    p, tree = _run(["/usr/bin/time", "-v", *argv])
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)[1])
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr)[1]
+    parts = [float(x) for x in wall.split(":")]
+    secs = sum(x * 60 ** k for k, x in enumerate(reversed(parts)))
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"reconcile failed ({p.returncode}): {p.stderr[-2000:]}")
+    return {"exit_code": p.returncode, "wall_s": round(secs, 2),
+            "peak_rss_mb": round(rss / 1024), "tree_peak_rss_mb": round(tree / 2**20)}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", required=True, help="a finished tilegen audit run folder")
     ap.add_argument("--sessions", default="1e6,1e7")
+    ap.add_argument("--files", default="30,300",
+                    help="file counts (days, one file a day) of each size")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per size and file count")
     ap.add_argument("--engine", choices=("local", "dask"), default="local")
     ap.add_argument("--workers", type=int, default=2, help="with --engine dask")
     ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
@@ -52,42 +76,48 @@ def main() -> int:
     rows = []
     extra = ["--engine", "dask", "--workers", str(a.workers)] if a.engine == "dask" else []
     for n in (int(float(x)) for x in a.sessions.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            data = dataset(Path(a.run), n, Path(tmp))
-            made = time.perf_counter() - t0
-            rows_n = pl.scan_parquet(data).select(pl.len()).collect().item()
-            p, tree = _run(["/usr/bin/time", "-v", sys.executable, "-m", "minegen.cli",
-                            "reconcile", "--run", a.run, "--out", tmp, "--telemetry",
-                            str(data), *extra])
-            rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)[1])
-            wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)",
-                             p.stderr)[1]
-            m, s = wall.split(":")[-2:]
-            secs = 60 * float(m) + float(s)
-            rows.append([f"{rows_n:,}", a.engine,
-                         f"{secs:.1f} s", f"{round(rss / 1024)} MB",
-                         f"{round(tree / 2**20)} MB", f"{round(rows_n / secs):,}"])
-            print(json.dumps({"sessions": rows_n, "engine": a.engine,
-                              "exit_code": p.returncode, "wall_s": secs,
-                              "peak_rss_mb": round(rss / 1024),
-                              "tree_peak_rss_mb": round(tree / 2**20),
-                              "sessions_per_s": round(rows_n / secs),
-                              "dataset_s": round(made, 1)}))
+        for days in (int(x) for x in a.files.split(",")):
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                data = dataset(Path(a.run), n, days, Path(tmp))
+                made = time.perf_counter() - t0
+                files = sorted(data.rglob("*.parquet"))
+                sizes = [pl.scan_parquet(f).select(pl.len()).collect().item() for f in files]
+                runs = [measure([sys.executable, "-m", "minegen.cli", "reconcile", "--run",
+                                 a.run, "--out", tmp, "--telemetry", str(data), *extra])
+                        for _ in range(a.repeats)]
+            med = {k: statistics.median(r[k] for r in runs)
+                   for k in ("wall_s", "peak_rss_mb", "tree_peak_rss_mb")}
+            walls = [r["wall_s"] for r in runs]
+            total = sum(sizes)
+            print(json.dumps({"sessions": total, "files": len(files),
+                              "largest_file": max(sizes), "engine": a.engine, **med,
+                              "sessions_per_s": round(total / med["wall_s"]),
+                              "runs": runs, "dataset_s": round(made, 1)}), flush=True)
+            rows.append([f"{total:,}", f"{len(files)} ({max(sizes):,})", a.engine,
+                         f"{med['wall_s']:.1f} s ({min(walls):.1f}–{max(walls):.1f})",
+                         f"{med['peak_rss_mb']:.0f} MB", f"{med['tree_peak_rss_mb']:.0f} MB",
+                         f"{round(total / med['wall_s']):,}"])
     if a.doc:
-        perfdoc.write_section(f"reconcile-{a.engine}", f"Reconcile at scale ({a.engine} engine)",
-                              perfdoc.table(["sessions", "engine", "wall", "peak RSS",
-                                             "summed RSS of its processes", "sessions / s"],
-                                            rows) + "\n\nSynthetic telemetry, a Parquet dataset "
-                              "partitioned by date; `/usr/bin/time -v` of a fresh process.")
+        perfdoc.write_section(
+            f"reconcile-{a.engine}", f"Reconcile at scale ({a.engine} engine)",
+            perfdoc.table(["sessions", "files (largest, sessions)", "engine",
+                           "wall, median (range)", "peak RSS", "summed RSS of its processes",
+                           "sessions / s"], rows)
+            + "\n\nSynthetic telemetry on the run's boards, a Parquet dataset partitioned by "
+            "date (one file a day: the same sessions over 30 or 300 days); each run "
+            f"`minegen reconcile` in a fresh process under `/usr/bin/time -v`; medians of "
+            f"{a.repeats}. Bounds: 10 M sessions in under a minute and under 1 GB, in 30 "
+            "files or 300 (memory follows the largest file, not the number of files).")
     return 0
 
 
 def _run(argv: list[str]) -> tuple[subprocess.CompletedProcess, int]:
-    """Run ``argv``; (its result, the peak of the summed RSS of it and its descendants)."""
+    """Run ``argv``; (its result, the peak of the summed RSS of it and its descendants).
+    Its stdout is dropped (a pipe nobody reads while it runs could fill and stall it)."""
     import psutil
 
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     top, peak = psutil.Process(proc.pid), 0
     while proc.poll() is None:
         try:

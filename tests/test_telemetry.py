@@ -100,6 +100,7 @@ def test_reconcile_flags_exactly_the_planted_boards_and_recovers_the_mapping(run
     found = planted = false = false_rows = 0
     for seed in (1, 2, 3):
         frame, info = synth.sessions(boards, 300, 30, synth.Model(), seed)
+        (tmp_path / str(seed)).mkdir()  # synth.write writes into a folder that exists
         data, _ = synth.write(tmp_path / str(seed), frame, info)
         p = cli("reconcile", "--run", "LATEST", "--out", run, "--telemetry", data)
         assert p.returncode == 1, p.stderr  # something is flagged: the planted boards
@@ -181,6 +182,7 @@ def test_the_audit_predicts_players_from_a_calibration(run, tmp_path, cluster):
     planted players' rate on nearly every row."""
     boards = synth.boards(load_tables(), 6)
     frame, info = synth.sessions(boards, 300, 30, synth.Model(), 2)
+    (tmp_path / "s").mkdir()
     data, _ = synth.write(tmp_path / "s", frame, info)
     assert cli("reconcile", "--out", run, "--telemetry", data).returncode == 1
     cal_file = max((run / "tilegen" / "reconcile").iterdir()) / "reconcile.json"

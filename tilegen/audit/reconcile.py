@@ -5,11 +5,14 @@ against the level's target duration, beside the audit's simulated figures for th
 board. Flags: abnormal seeds (observed far from what the calibrated bot figures predict,
 Benjamini-Hochberg across seeds), rows whose calibrated prediction lies outside the
 observed interval, and target-rate proposals where the players' interval excludes the
-table's target. Exit 0: consistent; 1: something flagged; 2: bad input.
+table's target. Exit 0: consistent; 1: something flagged; 2: bad input; 130 / 143:
+interrupted by SIGINT / SIGTERM (one line; no report folder, or a whole one).
 
 A pass is a ``win``; a ``quit`` session is counted apart and left out of the pass rate
 (the player neither passed nor failed the board). Bad rows and exact duplicates are
-reported with their counts; duplicates count once.
+reported with their counts; duplicates count once. A session of a row or a seed the run
+does not hold is a bad row (there is nothing to compare it with); telemetry without one
+usable session is bad input, exit 2.
 """
 
 from __future__ import annotations
@@ -71,10 +74,12 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     figures = board_figures(run_dir)
     clean, _ = read.sessions(telemetry)
     model(schema.SESSION).validate(clean)  # Pandera: the clean block's declared columns
-    t = tally.tally(telemetry, mapper)
-    dups = {"sessions": t["dups"].height,
-            "extra_copies": int((t["dups"]["copies"] - 1).sum()) if t["dups"].height else 0}
+    # a session on a row or seed the run does not hold is a bad row (tally._match)
+    t = tally.tally(telemetry, mapper, boards=figures.select(tally.SEED))
+    dups = t["dups"]
     bad_rows = t["bad"]
+    if not t["sums"].height:
+        raise read.TelemetryError(_nothing_usable(telemetry, bad_rows, dups))
     seeds = per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
     bands = _bands(run_dir)
     tested = seeds.filter(pl.col("q_best").is_not_null() & (pl.col("played") >= min_sessions))
@@ -108,6 +113,18 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
             "seeds": tested.to_dicts(),
             "abnormal_seeds": tested.filter(pl.col("abnormal")).to_dicts()
             if "abnormal" in tested.columns else []}
+
+
+def _nothing_usable(telemetry: Path, bad: pl.DataFrame, dups: dict) -> str:
+    """The one line for telemetry without a session reconcile can use: how many rows it
+    had, and why they are not sessions (the commonest reason first)."""
+    n_bad = int(bad["rows"].sum()) if bad.height else 0
+    if not n_bad:
+        return f"telemetry {telemetry}: no session in it (0 rows)"
+    why = "; ".join(f"{r} x {w}" for w, r in bad.select("reason", "rows").rows()[:2])
+    more = f"; {bad.height - 2} more reason(s)" if bad.height > 2 else ""
+    return (f"telemetry {telemetry}: no session to reconcile: all {n_bad} row(s) are bad "
+            f"rows ({why}{more})")
 
 
 def _bands(run_dir: Path) -> dict[tuple, list[float]]:
@@ -228,25 +245,62 @@ def cmd_reconcile(args) -> int:
 
     usable_out(args.out)  # the report's folder, checked before anything is read
     run_dir = resolve_run(args.run, args.out, subdir="tilegen")
-    if args.engine == "local":
-        if args.workers is not None or args.scheduler is not None:
-            raise InputError("--workers and --scheduler choose the Dask cluster: give "
-                             "--engine dask with them")
-        doc = reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
-                        min_sessions=args.min_sessions)
-    else:
-        doc = _on_dask(args, run_dir)
-    folder = write(doc, Path(args.out))
+    if args.engine == "local" and (args.workers is not None or args.scheduler is not None):
+        raise InputError("--workers and --scheduler choose the Dask cluster: give "
+                         "--engine dask with them")
+    from pipeline.engine.interrupts import interruptible
+    from pipeline.errors import Interrupted, RunInterrupted
     from pipeline.jobs.history import refresh
 
-    refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
-    print(summary(doc, folder))
+    folder = None
+    # SIGINT / SIGTERM: one line and 130 / 143 (the audit's Interrupted, raised in this
+    # thread); the cluster is closed on the way out (session's finally), and the report
+    # folder appears whole (atomic.folder) or not at all
+    try:
+        with interruptible():
+            if args.engine == "local":
+                doc = _aside(reconcile, run_dir, Path(args.telemetry), fdr=args.fdr,
+                             min_sessions=args.min_sessions)
+            else:
+                doc = _on_dask(args, run_dir)
+            folder = write(doc, Path(args.out))
+            refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
+            print(summary(doc, folder))
+    except Interrupted as e:
+        done = (f"; the report was written: {folder / 'report.html'}" if folder is not None
+                else "; no report was written")
+        raise RunInterrupted(e.signum, f"interrupted ({e}){done}") from None
     return 1 if flagged(doc) else 0
+
+
+def _aside(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` on a thread of its own while this (the main) thread waits:
+    a signal's handler runs on the main thread only, and would wait for Polars to return
+    from a file's query (seconds on a large file); waiting in ``join`` it runs at once.
+    An interrupted call is left to end with the process: it only reads telemetry."""
+    import threading
+
+    got: dict = {}
+
+    def body() -> None:
+        try:
+            got["value"] = fn(*args, **kwargs)
+        except BaseException as e:  # handed to the main thread, raised there
+            got["error"] = e
+
+    worker = threading.Thread(target=body, name="reconcile", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in got:
+        raise got["error"]
+    return got["value"]
 
 
 def _on_dask(args, run_dir: Path) -> dict:
     """The reconciliation with the files tallied on a Dask cluster (the audit's session:
-    an embedded LocalCluster on loopback, or --scheduler); the same result as locally."""
+    an embedded LocalCluster on loopback, or --scheduler); the same result as locally.
+    Each file's tally is added to the totals as it finishes (``as_completed``) and then
+    released, so neither this process nor the workers hold every file's tallies."""
     from pipeline.engine.session import session
     from pipeline.options import AuditOptions, check
 
@@ -256,7 +310,17 @@ def _on_dask(args, run_dir: Path) -> dict:
     with session(opts.cluster(), announce=lambda m: print(f"reconcile: {m}",
                                                           file=sys.stderr)) as s:
         def mapper(func, files):
-            return s.client.gather(s.client.map(func, files, pure=False))
+            from distributed import as_completed
+
+            futures = s.client.map(func, files, pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            arriving = as_completed(futures, with_results=True)
+            del futures  # as_completed holds each until it is yielded: then it is ours
+            for future, part in arriving:
+                i = index[future.key]
+                future.release()  # its result leaves the worker's memory
+                del future
+                yield i, part
 
         return reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
                          min_sessions=args.min_sessions, mapper=mapper)
@@ -272,7 +336,8 @@ def add_reconcile(sub, command) -> None:
                     "simulated ones, abnormal seeds, target-rate proposals.",
         epilog="exit codes:\n  0  consistent\n  1  something flagged (abnormal seeds, rows "
                "off their prediction, proposals)\n  2  bad input (run, telemetry, options)\n  3  "
-               "the Dask cluster could not complete (--engine dask)",
+               "the Dask cluster could not complete (--engine dask)\n  130 / 143  "
+               "interrupted by SIGINT (Ctrl-C) / SIGTERM: no report written",
         formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     r.add_argument("--run", default="LATEST", help="tilegen audit run: folder, id or LATEST")
     r.add_argument("--telemetry", required=True, help="a telemetry file or folder")

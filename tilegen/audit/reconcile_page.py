@@ -27,8 +27,9 @@ def _verdict(doc: dict) -> Section:
         f"{doc['fdr']:.0%}), {len(off)} row(s) whose calibrated prediction's interval misses "
         f"the players' interval, {len(prop)} target-rate proposal(s). The input had {n_bad} bad "
         f"row(s) (listed below, left out) and {doc['duplicates']['extra_copies']} duplicate "
-        f"cop(ies) of {doc['duplicates']['sessions']} session(s) (each counted once); "
-        f"{doc['unmatched_seeds']} seed(s) are not boards of the run.", strong=True))
+        f"cop(ies) of {doc['duplicates']['sessions']} session(s) (each counted once). A "
+        "session on a row or a seed the run does not hold is one of the bad rows: there is "
+        "nothing to compare it with.", strong=True))
     return sec
 
 
@@ -60,8 +61,8 @@ def _rows(doc: dict) -> Section:
         "reads. Predicted: the calibrated "
         "player pass rate of the boards the row's players played, weighted by their played "
         "sessions, with its 95 % interval (the calibration's uncertainty and the boards' "
-        "scatter around it); marked when the two intervals do not meet (a dash when some "
-        "sessions are on boards the run does not hold). Proposal: the observed rate, where "
+        "scatter around it); marked when the two intervals do not meet (a dash when no "
+        "calibration could be fitted). Proposal: the observed rate, where "
         "the players' interval excludes target_pass_rate (presets.toml); a proposal outside "
         "the level's tool-free band (acceptance.toml) cannot be written into presets.toml "
         "as it is: it says so, and the band would have to move first."))
@@ -135,6 +136,13 @@ def _bad(doc: dict) -> Section:
     if not doc["bad_rows"]:
         sec.blocks.append(Para("Every row of the input follows the schema (docs/telemetry.md)."))
         return sec
+    sec.blocks.append(Para(
+        "Each bad row is left out of every figure. Rows count from 0 in each file: CSV row "
+        "k is line k + 2 (the header is line 1), NDJSON row k is line k + 1 (blank lines "
+        "aside), Parquet row k is the file's row k. A line that cannot be read at all (not "
+        "JSON, not UTF-8, more fields than the header: a truncated last line of a log being "
+        "written) is a bad row of its own; a session on a row (city, level, revision) or a "
+        "seed the run does not hold is a bad row too."))
     sec.blocks.append(Table(["reason", "rows", "first rows (file:row)"],
                             [[Cell(b["reason"], WARN), Cell(str(b["rows"])),
                               Cell(", ".join(b["first_rows"]))] for b in doc["bad_rows"]]))

@@ -1,15 +1,35 @@
 """Reading telemetry (decision 196): Parquet (a file, or a folder of them: a partitioned
-dataset), CSV and NDJSON, as one lazy query of text columns, so that every format goes
-through the same row rules (``schema.reasons``) and nothing is collected per row.
+dataset), CSV and NDJSON, as text columns, so that every format goes through the same row
+rules (``schema.reasons``) and nothing is collected per row. Every value is read as its
+text, whatever type the format gives it: an NDJSON column may hold 1 on one line and "x",
+1.5 or [1] on another, and only those lines break a rule.
 
 ``sessions(path)`` gives (clean, bad): ``clean`` the parsed valid rows (typed as
 ``schema.SESSION``), ``bad`` each invalid row's number and reason. Exact duplicate sessions
 are the clean rows equal in every column; ``duplicates`` counts them. A missing column or
 an unreadable file is bad input (``TelemetryError``), named in one line.
+
+A file is read by Polars. A CSV or NDJSON file Polars refuses (a truncated last line of a
+log still being written, a line that is not JSON or not a JSON object, a CSV line with more
+fields than the header, bytes that are not UTF-8) is read again line by line (``collect``,
+slower): each line that cannot be a session is a bad row with its reason ("not valid JSON"
+...), the others are read as Polars reads them. A Parquet file that cannot be decoded is
+refused whole: its damage has no row. A device, a FIFO or a socket is refused by name
+(``files``): it is not a file that is missing, and reading it would block or never end.
+
+Rows are numbered from 0 in file order, per file: CSV data rows (the header is not a row;
+a blank line is a row, of missing fields), NDJSON lines that are not blank (on a file
+without blank lines, row k is line k + 1), Parquet rows.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import stat
+from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
@@ -19,16 +39,52 @@ from boardcore.errors import InputError
 from . import schema
 
 FORMATS = {".parquet": "parquet", ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson"}
+TEXT = {n: pl.String for n in schema.NAMES}
+# a line that cannot be a session: its reason, ahead of every row rule (schema.reasons)
+NOT_JSON = "not valid JSON"
+NOT_OBJECT = "not a JSON object"
+NOT_UTF8 = "not UTF-8 text"
+_CHUNK = 100_000  # lines read line by line before they become a frame
+# what Polars raises on a file it cannot read (a Rust panic on damaged bytes included: it
+# is a BaseException, and must not end the command with a traceback)
+POLARS_ERRORS = (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)
 
 
 class TelemetryError(InputError):
     pass
 
 
+def _kind(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a folder is, in words."""
+    for test, what in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
+
+
+def _regular(path: Path) -> None:
+    """TelemetryError unless ``path`` is a regular file or a folder (symbolic links
+    followed): a device or a FIFO would be read for ever or block, and is not "missing"."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise TelemetryError(f"telemetry {path} does not exist") from None
+    except OSError as e:
+        raise TelemetryError(f"telemetry {path}: cannot be read ({e.strerror or e})") from None
+    what = _kind(st.st_mode)
+    if what is not None:
+        raise TelemetryError(f"telemetry {path} is {what}, not a regular file or a folder "
+                             "(give a telemetry file or a folder of them)")
+
+
 def files(path: Path) -> tuple[str, list[Path]]:
     """(format, the files of ``path``: the file, or every telemetry file under a folder)."""
+    _regular(path)
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in FORMATS)
+        found = sorted(p for p in path.rglob("*") if p.suffix in FORMATS and not p.is_dir())
+        for p in found:  # a FIFO named day.csv in the folder is refused, not read
+            _regular(p)
         kinds = {FORMATS[p.suffix] for p in found}
         if not found:
             raise TelemetryError(f"{path}: no telemetry file in it (*.parquet, *.csv, "
@@ -37,46 +93,199 @@ def files(path: Path) -> tuple[str, list[Path]]:
             raise TelemetryError(f"{path}: mixes formats ({', '.join(sorted(kinds))}); give "
                                  "one kind per folder")
         return kinds.pop(), found
-    if not path.is_file():
-        raise TelemetryError(f"telemetry {path} does not exist")
     if path.suffix not in FORMATS:
         raise TelemetryError(f"telemetry {path}: unknown format {path.suffix!r} (use .parquet, "
                              ".csv or .ndjson)")
     return FORMATS[path.suffix], [path]
 
 
+def unreadable(f: Path, e: BaseException) -> TelemetryError:
+    """The one line for a file Polars or the OS cannot read."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return TelemetryError(f"telemetry {f}: cannot be read ({text})")
+
+
+def _lacks(f: Path, have) -> None:
+    missing = [n for n in schema.REQUIRED if n not in have]
+    if missing:
+        raise TelemetryError(f"telemetry {f}: lacks column(s) {', '.join(missing)} (the "
+                             "schema: docs/telemetry.md)")
+
+
+def scan(f: Path, kind: str) -> pl.LazyFrame:
+    """One file as a lazy query: every declared column as text, ``row`` (0-based, in file
+    order), ``file``, and ``unreadable`` (null here: set only by the line-by-line read).
+    A Parquet or CSV file without a declared column is refused here; an NDJSON file names
+    its columns line by line, so ``collect`` checks them once it is read."""
+    try:
+        if kind == "parquet":
+            lf = pl.scan_parquet(f)
+        elif kind == "csv":
+            if f.stat().st_size == 0:
+                raise TelemetryError(f"telemetry {f}: is empty (0 bytes): a CSV file starts "
+                                     "with its header line")
+            lf = pl.scan_csv(f, infer_schema=False)
+        else:  # every value read as its text, whatever JSON type a line gives it
+            lf = pl.scan_ndjson(f, schema=TEXT)
+        have = lf.collect_schema().names()
+    except POLARS_ERRORS as e:
+        raise unreadable(f, e) from None
+    if kind != "ndjson":
+        _lacks(f, have)
+    cols = [pl.col(n).cast(pl.String) if n in have else pl.lit(None, pl.String).alias(n)
+            for n in schema.NAMES]
+    return (lf.select(cols).with_row_index("row")
+            .with_columns(pl.lit(str(f)).alias("file"),
+                          pl.lit(None, pl.String).alias("unreadable")))
+
+
 def raw(path: str | Path) -> pl.LazyFrame:
-    """Every declared column as text, plus ``row`` (0-based, in file order) and ``file``."""
+    """Every file of ``path`` as one lazy query (``scan``)."""
     kind, found = files(Path(path))
-    frames = []
-    for f in found:
+    return pl.concat([scan(f, kind) for f in found], how="vertical")
+
+
+def collect(f: Path, kind: str,
+            query: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None) -> pl.DataFrame:
+    """``query`` (default: none) on one file's text (``scan``), collected in one pass: the
+    file's text is never held beside what the query makes of it. A CSV or NDJSON file
+    Polars refuses is read line by line instead (``_by_line``), each line that cannot be a
+    session kept with its reason in ``unreadable``, and the query runs on that. The query
+    must keep the columns it is given (``with_columns``, joins). TelemetryError (one line
+    naming the file) when the file cannot be read at all, or an NDJSON file gives no value
+    for a declared column on any readable line."""
+    def run(lf: pl.LazyFrame) -> pl.DataFrame:
+        if kind == "ndjson":  # whether a readable line gives each column: any, per file
+            readable = pl.col("unreadable").is_null()
+            lf = lf.with_columns((pl.col(n).is_not_null() & readable).any().alias(f"_given_{n}")
+                                 for n in schema.REQUIRED).with_columns(
+                readable.any().alias("_readable"))
+        return (query(lf) if query is not None else lf).collect(engine="streaming")
+
+    lf = scan(f, kind)
+    try:
+        df = run(lf)
+    except POLARS_ERRORS as e:
+        if kind == "parquet":
+            raise unreadable(f, e) from None
         try:
-            if kind == "parquet":
-                lf = pl.scan_parquet(f)
-            elif kind == "csv":
-                lf = pl.scan_csv(f, infer_schema=False)
-            else:
-                lf = pl.scan_ndjson(f, infer_schema_length=None)
-            have = lf.collect_schema().names()
-        except (pl.exceptions.ComputeError, OSError) as e:
-            raise TelemetryError(f"telemetry {f}: cannot be read ({e})".splitlines()[0]) from None
-        missing = [n for n in schema.REQUIRED if n not in have]
-        if missing:
-            raise TelemetryError(f"telemetry {f}: lacks column(s) {', '.join(missing)} (the "
-                                 "schema: docs/telemetry.md)")
-        cols = [pl.col(n).cast(pl.String) if n in have else pl.lit(None, pl.String).alias(n)
-                for n in schema.NAMES]
-        frames.append(lf.select(cols).with_row_index("row")
-                      .with_columns(pl.lit(str(f)).alias("file")))
-    return pl.concat(frames, how="vertical")
+            df = run(_by_line(f, kind).lazy())
+        except OSError as e2:
+            raise unreadable(f, e2) from None
+    if kind == "ndjson":
+        given = [c for c in df.columns if c.startswith("_given_")]
+        if df.height and df["_readable"][0]:
+            _lacks(f, [c.removeprefix("_given_") for c in given if df[c][0]])
+        df = df.drop(*given, "_readable")
+    return df
+
+
+def text(f: Path, kind: str) -> pl.DataFrame:
+    """One file's text (``scan``), collected (``collect`` without a query)."""
+    return collect(f, kind)
+
+
+def _by_line(f: Path, kind: str) -> pl.DataFrame:
+    """``f`` read with Python's own readers, one line (CSV: one record) at a time; the same
+    columns as ``scan``, with each line's values as the Polars reader gives them."""
+    rows = (_json_lines if kind == "ndjson" else _csv_lines)(f)
+    frames, block = [], []
+    for r in rows:
+        block.append(r)
+        if len(block) == _CHUNK:
+            frames.append(_frame(block))
+            block = []
+    frames.append(_frame(block))
+    return (pl.concat(frames).with_row_index("row")
+            .with_columns(pl.lit(str(f)).alias("file"))
+            .select("row", *schema.NAMES, "file", "unreadable"))
+
+
+def _frame(block: list[tuple]) -> pl.DataFrame:
+    return pl.DataFrame(block, schema={**TEXT, "unreadable": pl.String}, orient="row")
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: Polars refuses them too
+
+
+def _float_text(token: str) -> str:
+    """A JSON number with a fraction or exponent as Polars writes it into a text column:
+    the shortest decimal that reads back to the same float, without an exponent ("1e20"
+    -> "100000000000000000000", "1.0" -> "1")."""
+    return format(Decimal(repr(float(token))).normalize(), "f")
+
+
+def _json_text(v) -> str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return json.dumps(v)  # a list or an object: its JSON text, never a session value
+
+
+def _json_lines(f: Path):
+    with open(f, "rb") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:  # Polars skips blank lines: so do the row numbers
+                continue
+            try:
+                obj = json.loads(line, parse_int=str, parse_float=_float_text,
+                                 parse_constant=_no_constant)
+            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+                yield (None,) * len(schema.NAMES) + (NOT_JSON,)
+                continue
+            if not isinstance(obj, dict):
+                yield (None,) * len(schema.NAMES) + (NOT_OBJECT,)
+                continue
+            yield tuple(_json_text(obj.get(n)) for n in schema.NAMES) + (None,)
+
+
+def _csv_lines(f: Path):
+    with open(f, "rb") as fh:
+        stream = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="surrogateescape",
+                                  newline="")  # a BOM is not text: Polars drops it too
+        reader = csv.reader(stream)
+        try:
+            header = next(reader)
+        except StopIteration:
+            header = []
+        _lacks(f, header)
+        at = {n: header.index(n) for n in schema.NAMES if n in header}
+        width = len(header)
+        try:
+            for rec in reader:
+                if not rec:  # a blank line: a row of missing fields, as Polars reads it
+                    yield (None,) * len(schema.NAMES) + (None,)
+                elif any(_surrogates(v) for v in rec):
+                    yield (None,) * len(schema.NAMES) + (NOT_UTF8,)
+                elif len(rec) > width:
+                    yield ((None,) * len(schema.NAMES)
+                           + (f"has more fields than the header ({width})",))
+                else:  # a short line's last fields are missing (Polars reads them so)
+                    yield tuple((rec[at[n]] or None) if n in at and at[n] < len(rec) else None
+                                for n in schema.NAMES) + (None,)
+        except csv.Error as e:  # e.g. a NUL byte: the line cannot be told apart
+            raise TelemetryError(f"telemetry {f}: cannot be read (line {reader.line_num}: "
+                                 f"{e})") from None
+
+
+def _surrogates(v: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in v)
 
 
 def sessions(path: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """(clean sessions, bad rows with their reason), both lazy."""
-    tagged = raw(path).with_columns(schema.reasons())
+    tagged = raw(path).with_columns(reason())
     bad = tagged.filter(pl.col("reason").is_not_null()).select("file", "row", "reason")
     clean = tagged.filter(pl.col("reason").is_null()).select(schema.parsed())
     return clean, bad
+
+
+def reason() -> pl.Expr:
+    """A row's reason: the line's own (``unreadable``), else the first row rule it breaks."""
+    return pl.coalesce(pl.col("unreadable"), schema.reasons()).alias("reason")
 
 
 def hashed(clean: pl.LazyFrame) -> pl.LazyFrame:
@@ -97,11 +306,17 @@ def duplicates(clean: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def synthetic(path: str | Path) -> bool:
-    """Whether the input says it is synthetic (``synth``: a ``source`` column "synthetic")."""
+    """Whether the input says it is synthetic (``synth``: a ``source`` column "synthetic"
+    on its first file's first row). A file that cannot be read this way says nothing: the
+    tally reports it."""
     kind, found = files(Path(path))
     f = found[0]
-    lf = (pl.scan_parquet(f) if kind == "parquet" else pl.scan_csv(f, infer_schema=False)
-          if kind == "csv" else pl.scan_ndjson(f, infer_schema_length=None))
-    if "source" not in lf.collect_schema().names():
+    try:
+        lf = (pl.scan_parquet(f) if kind == "parquet" else pl.scan_csv(f, infer_schema=False)
+              if kind == "csv" else pl.scan_ndjson(f, schema={"source": pl.String}))
+        if "source" not in lf.collect_schema().names():
+            return False
+        return lf.select(pl.col("source").cast(pl.String).first()).collect().item() == \
+            "synthetic"
+    except POLARS_ERRORS:
         return False
-    return lf.select(pl.col("source").cast(pl.String).first()).collect().item() == "synthetic"

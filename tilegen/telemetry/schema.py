@@ -7,11 +7,15 @@ first rule a raw row breaks, so that a bad row is counted with its reason and ne
 silently dropped (a streaming query: nothing is collected per row).
 
 Raw input is read as text (every format, ``read.py``) and parsed here, so a value that does
-not parse is a reason, not a crash. ``result``: the session's final outcome; a session that
+not parse is a reason, not a crash; so is a whole number past the 64-bit range its column is
+parsed into (it would parse to null and make a session of no row), and a time past the
+whole seconds the time histogram counts in. ``result``: the session's final outcome; a session that
 revived and then won is ``win`` with ``revived`` >= 1 (A-30). A pass is ``result == "win"``.
 """
 
 from __future__ import annotations
+
+import functools
 
 import polars as pl
 
@@ -20,6 +24,7 @@ from boardcore.fields import Field
 RESULTS = ("win", "fail", "revive", "quit")
 MAX_SLOT = 7
 U64_MAX = 2**64 - 1
+I64_MAX = 2**63 - 1  # the largest int64 value: an int64 column's (and whole seconds') top
 
 SESSION: tuple[Field, ...] = (
     Field("city_id", "str", "city of the board"),
@@ -52,7 +57,8 @@ def _int(name: str) -> pl.Expr:
     return pl.col(name).str.strip_chars().cast(pl.Int64, strict=False)
 
 
-def parsed() -> list[pl.Expr]:
+@functools.cache  # built once per process: every file's query reuses it
+def parsed() -> tuple[pl.Expr, ...]:
     """Each column parsed from its text (null where it does not parse)."""
     out = []
     for f in SESSION:
@@ -66,9 +72,10 @@ def parsed() -> list[pl.Expr]:
         else:
             out.append(pl.when(c.str.strip_chars() == "").then(None).otherwise(c)
                        .alias(f.name))
-    return out
+    return tuple(out)
 
 
+@functools.cache  # built once per process (about 3 ms): every file's query reuses it
 def reasons() -> pl.Expr:
     """The first rule a raw (text) row breaks, in declaration order; null when none."""
     rules: list[tuple[pl.Expr, str]] = []
@@ -92,6 +99,18 @@ def reasons() -> pl.Expr:
             hi = f.le if f.le is not None else float("inf")
             rules.append((~missing & v.is_not_null() & ((v < lo) | (v > hi)),
                           f"{f.name} is outside {_range(f)}"))
+        if f.dtype == "int64" and f.le is None:
+            # within the declared range but past int64: it would parse to null (a phantom
+            # session of no row), so it is outside the range the column can hold
+            rules.append((~missing & raw.str.contains(_INT)
+                          & raw.cast(pl.Int64, strict=False).is_null(),
+                          f"{f.name} is outside {_range(f, I64_MAX)}"))
+        if f.dtype == "float64" and f.le is None:
+            # time is binned to whole seconds as int64 (tally._queries): a value past that
+            # cannot be binned
+            v = raw.cast(pl.Float64, strict=False)
+            rules.append((~missing & v.is_finite() & (v >= 2.0**63),
+                          f"{f.name} is outside {_range(f, I64_MAX)}"))
         if f.values is not None:
             rules.append((~missing & ~raw.is_in(list(f.values)),
                           f"{f.name} is not one of {', '.join(f.values)}"))
@@ -108,8 +127,12 @@ def reasons() -> pl.Expr:
     return expr.alias("reason")
 
 
-def _range(f: Field) -> str:
+def _range(f: Field, top: int | None = None) -> str:
+    """The declared range as the reasons say it ("1-6", ">= 1"); ``top``: the upper end of
+    what the column can hold, for a field declared without one ("1-9223372036854775807")."""
     if f.ge is not None and f.le is not None:
         return f"{f.ge:g}-{f.le:g}"
+    if top is not None:  # every digit: a rounded top would read as a limit
+        return f"{f.ge if f.ge is not None else 0:g}-{top}"
     return f">= {f.ge:g}" if f.ge is not None else f"<= {f.le:g}"
 

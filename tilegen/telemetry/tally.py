@@ -3,6 +3,10 @@ reports is a sum, or read off a histogram of sums, so the files of a dataset are
 at a time and added. Memory holds one file's query and the small tallies, however many
 sessions the dataset has.
 
+The files' tallies are added into running totals as each file's arrives (``Totals``), on
+this process or from a Dask cluster in the order the files finish, so memory follows the
+largest file, not the number of files.
+
 Exact duplicates are found within a file (a dataset partitioned by date keeps every copy of
 a session in one file: the date is one of its columns). Their extra copies are tallied
 again with their weight and subtracted, so each duplicate counts once. Quantiles are read
@@ -12,6 +16,7 @@ off histograms: the fail step is a whole number of clicks; time is binned to who
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,19 +52,48 @@ def _queries(lf: pl.LazyFrame, w: pl.Expr) -> list[pl.LazyFrame]:
             _hist(lf, w, pl.col("time_spent_sec").floor().cast(pl.Int64), pl.lit(True))]
 
 
-def tally_file(path: Path) -> dict[str, pl.DataFrame]:
-    """Bad rows by reason, exact duplicates, and the per-seed sums and histograms of the
-    distinct sessions of one file (held in memory while it is tallied: one file at a time)."""
-    tagged = read.raw(path).with_columns(schema.reasons()).collect(engine="streaming")
+UNKNOWN_ROW = "city_id, level_id, revision is not a row of the run"
+UNKNOWN_SEED = "seed is not a board of the run for its row"
+
+
+def _match(lf: pl.LazyFrame, boards: pl.DataFrame) -> pl.LazyFrame:
+    """A parsed session that breaks no rule but whose row (city, level, revision) the run
+    does not hold, or whose seed is not one of the run's boards of that row, gets that as
+    its reason: reconcile has nothing to compare it with (a bad row, counted and listed,
+    never a session of its own row)."""
+    rows = boards.select(schema.KEY).unique().with_columns(pl.lit(True).alias("_row"))
+    seeds = boards.select(SEED).unique().with_columns(pl.lit(True).alias("_board"))
+    ok = pl.col("reason").is_null()
+    return (lf.join(rows.lazy(), on=list(schema.KEY), how="left", maintain_order="left")
+            .join(seeds.lazy(), on=SEED, how="left", maintain_order="left")
+            .with_columns(pl.when(ok & pl.col("_row").is_null()).then(pl.lit(UNKNOWN_ROW))
+                          .when(ok & pl.col("_board").is_null()).then(pl.lit(UNKNOWN_SEED))
+                          .otherwise(pl.col("reason")).alias("reason"))
+            .drop("_row", "_board"))
+
+
+def tally_file(path: Path, boards: pl.DataFrame | None = None) -> dict:
+    """Bad rows by reason (with their first three rows, in file order), exact duplicates
+    (``dups``: how many sessions, how many extra copies), and the per-seed sums and
+    histograms of the distinct sessions of one file (held in memory while it is tallied:
+    one file at a time). ``boards``: the run's boards (columns ``SEED``); a session on
+    another row or seed is a bad row (``_match``). None: every valid session counts."""
+    kind, (path,) = read.files(Path(path))
+
+    def query(lf: pl.LazyFrame) -> pl.LazyFrame:  # the text parsed, each row's reason
+        lf = lf.with_columns(read.reason()).with_columns(schema.parsed())
+        return lf if boards is None else _match(lf, boards)
+
+    tagged = read.collect(path, kind, query)  # one pass: the text is not held beside it
     bad = tagged.lazy().filter(pl.col("reason").is_not_null()).select("file", "row", "reason")
-    clean = (tagged.lazy().filter(pl.col("reason").is_null()).select(schema.parsed())
+    clean = (tagged.lazy().filter(pl.col("reason").is_null()).select(schema.NAMES)
              .collect().lazy())  # parsed once: every query below reads this one file's rows
     del tagged
     one = pl.col("city_id").is_not_null().cast(pl.Int64)  # 1 per row (a literal sums once)
-    bad_q = bad.group_by("reason").agg(pl.len().alias("rows"),
-                                       pl.concat_str(pl.col("file"), pl.lit(":"),
-                                                     pl.col("row").cast(pl.String))
-                                       .head(3).alias("first_rows"))
+    bad_q = bad.sort("row").group_by("reason", maintain_order=True).agg(
+        pl.len().alias("rows"), pl.concat_str(pl.col("file"), pl.lit(":"),
+                                              pl.col("row").cast(pl.String))
+        .head(3).alias("first_rows"))
     dup_q = read.duplicates(clean)
     rep_q = read.hashed(clean).group_by("h").agg(pl.len().alias("n")).filter(
         pl.col("n") > 1).select(pl.len().alias("hashes"), (pl.col("n") - 1).sum().alias("extra"))
@@ -73,7 +107,7 @@ def tally_file(path: Path) -> dict[str, pl.DataFrame]:
         w = (pl.col("copies") - 1).cast(pl.Int64)
         less = pl.collect_all(_queries(dups.lazy(), w))
         sums, fails, times = (_less(a, b) for a, b in zip((sums, fails, times), less))
-    return {"bad": bad_rows, "dups": dups,
+    return {"bad": bad_rows, "dups": {"sessions": dups.height, "extra_copies": extra},
             "sums": sums, "fails": fails, "times": times}
 
 
@@ -84,23 +118,76 @@ def _less(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
             .group_by(keys).agg(pl.col(c).sum() for c in vals))
 
 
-def tally(path: str | Path, mapper: Callable | None = None) -> dict[str, pl.DataFrame]:
-    """``tally_file`` over every file of ``path``, added. ``mapper(tally_file, files)``
-    runs the files elsewhere (a Dask cluster's map, results in file order); the sum is the
-    same whichever runs them (every part is exact integers, added in file order)."""
+HISTS = {"sums": SEED, "fails": [*SEED, "v"], "times": [*SEED, "v"]}  # each tally's keys
+
+
+class Totals:
+    """The running sum of the files' tallies (decision 199), added as each file's arrives,
+    in any order: memory holds the totals and at most ``fold`` files' tallies, however
+    many files the dataset has. Every part is exact integers, so the sum is the same in
+    any order; the first rows of a bad-row reason are the first three in (file, row)
+    order, as if the files had been read one after another."""
+
+    def __init__(self, fold: int = 16):
+        self.fold = fold
+        self.bad: dict[str, list] = {}  # reason -> [rows, [(file index, k, "file:row")]]
+        self.dups = {"sessions": 0, "extra_copies": 0}
+        self.hist: dict[str, pl.DataFrame | None] = dict.fromkeys(HISTS)
+        self.pending: dict[str, list[pl.DataFrame]] = {k: [] for k in HISTS}
+        self.files = 0
+
+    def add(self, index: int, part: dict) -> None:
+        """Add the tally of file ``index`` (its place in the dataset's file order)."""
+        for why, rows, first in part["bad"].select("reason", "rows", "first_rows").rows():
+            entry = self.bad.setdefault(why, [0, []])
+            entry[0] += int(rows)
+            entry[1] = sorted(entry[1] + [(index, k, t) for k, t in enumerate(first)])[:3]
+        for k in self.dups:
+            self.dups[k] += part["dups"][k]
+        for k in HISTS:
+            self.pending[k].append(part[k])
+        self.files += 1
+        if len(self.pending["sums"]) >= self.fold:
+            self._fold()
+
+    def _fold(self) -> None:
+        for k, keys in HISTS.items():
+            frames = [f for f in (self.hist[k], *self.pending[k]) if f is not None]
+            if frames:
+                cat = pl.concat(frames)
+                vals = [c for c in cat.columns if c not in keys]
+                self.hist[k] = cat.group_by(keys).agg(pl.col(c).sum() for c in vals)
+            self.pending[k] = []
+
+    def result(self) -> dict:
+        """``bad`` (reason, rows, first_rows; most rows first), ``dups`` and the per-seed
+        ``sums``, ``fails`` and ``times``, sorted by their keys."""
+        self._fold()
+        bad = pl.DataFrame(
+            [(why, rows, [t for *_, t in first]) for why, (rows, first) in self.bad.items()],
+            schema={"reason": pl.String, "rows": pl.Int64, "first_rows": pl.List(pl.String)},
+            orient="row").sort(["rows", "reason"], descending=[True, False])
+        return {"bad": bad, "dups": dict(self.dups),
+                **{k: self.hist[k].sort(keys) for k, keys in HISTS.items()}}
+
+
+def here(func: Callable, files: list[Path]):
+    """The files tallied in this process, one after another: (file index, tally)."""
+    yield from enumerate(map(func, files))
+
+
+def tally(path: str | Path, mapper: Callable | None = None,
+          boards: pl.DataFrame | None = None) -> dict:
+    """``tally_file`` over every file of ``path``, added into running totals (``Totals``)
+    as each arrives. ``mapper(func, files)`` yields (file index, tally) pairs in any order,
+    as files finish (a Dask cluster's, ``reconcile._on_dask``; default: ``here``): the sum
+    is the same whichever runs them and in whatever order they arrive."""
     _, files = read.files(Path(path))
-    parts = list((mapper or map)(tally_file, files))
-    cat = {k: pl.concat([p[k] for p in parts]) for k in parts[0]}
-    bad = (cat["bad"].group_by("reason", maintain_order=True)
-           .agg(pl.col("rows").sum(), pl.col("first_rows").list.explode(
-               keep_nulls=False, empty_as_null=False).head(3))
-           .sort(["rows", "reason"], descending=[True, False]))
-    out = {"bad": bad, "dups": cat["dups"]}
-    for k in ("sums", "fails", "times"):
-        keys = SEED if k == "sums" else [*SEED, "v"]
-        vals = [c for c in cat[k].columns if c not in keys]
-        out[k] = cat[k].group_by(keys).agg(pl.col(c).sum() for c in vals).sort(keys)
-    return out
+    func = tally_file if boards is None else functools.partial(tally_file, boards=boards)
+    totals = Totals()
+    for index, part in (mapper or here)(func, files):
+        totals.add(index, part)
+    return totals.result()
 
 
 def quantiles(hist: pl.DataFrame, qs: tuple[float, ...]) -> pl.DataFrame:

@@ -1,0 +1,158 @@
+"""The files' tallies added as they arrive (issue 29): memory follows the largest file, not
+the number of files, and the result is the one the all-at-once sum gave, whatever order the
+files arrive in (a Dask cluster's ``as_completed``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from test_reconcile_input import PROD, make_run
+
+from tilegen.audit.reconcile import reconcile
+from tilegen.table_loader import load_tables
+from tilegen.telemetry import synth, tally
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """(a run folder, a dataset of six date files: exact duplicates in two, bad rows of two
+    reasons in three, a session of a row the run does not hold in one)."""
+    root = tmp_path_factory.mktemp("totals")
+    run = make_run(root / "run")
+    frame, _ = synth.sessions(synth.boards(load_tables(), 3), 8, 6, synth.Model(), 3)
+    data = root / "by-date"
+    for k, (date, part) in enumerate(sorted(frame.group_by("date"), key=lambda t: t[0])):
+        part = part.cast(pl.String)
+        if k in (1, 4):  # copies of its first sessions
+            part = pl.concat([part, part.head(3 + k)])
+        if k in (0, 2, 5):  # rows no reader can use, and one of no row of the run
+            part = pl.concat([part, part.head(2 + k).with_columns(pl.lit("9").alias("level_id")),
+                              part.head(1).with_columns(pl.lit("x").alias("time_spent_sec")),
+                              part.head(1).with_columns(pl.lit("7").alias("revision"))])
+        (data / f"date={date[0]}").mkdir(parents=True)
+        part.write_parquet(data / f"date={date[0]}" / "part.parquet")
+    files = sorted(data.rglob("*.parquet"))
+    boards = pl.read_parquet(run / "records.parquet").select(
+        "city_id", "level_id", "revision", pl.col("stream_seed").alias("seed"))
+    parts = [tally.tally_file(f, boards=boards) for f in files]
+    return run, data, parts
+
+
+def all_at_once(parts: list[dict]) -> dict:
+    """The sum as it was made before the running totals: every file's tallies held, then
+    concatenated in file order and added (the reference the totals must equal)."""
+    cat = {k: pl.concat([p[k] for p in parts]) for k in ("bad", "sums", "fails", "times")}
+    bad = (cat["bad"].group_by("reason", maintain_order=True)
+           .agg(pl.col("rows").sum(), pl.col("first_rows").list.explode(
+               keep_nulls=False, empty_as_null=False).head(3))
+           .sort(["rows", "reason"], descending=[True, False]))
+    out = {"bad": bad, "dups": {k: sum(p["dups"][k] for p in parts)
+                                for k in ("sessions", "extra_copies")}}
+    for k, keys in tally.HISTS.items():
+        vals = [c for c in cat[k].columns if c not in keys]
+        out[k] = cat[k].group_by(keys).agg(pl.col(c).sum() for c in vals).sort(keys)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(order=st.permutations(range(6)), fold=st.integers(1, 7))
+def test_running_totals_equal_the_all_at_once_sum(dataset, order, fold):
+    _, _, parts = dataset
+    want = all_at_once(parts)
+    assert want["bad"].height == 3 and want["dups"]["extra_copies"] == 4 + 7
+    totals = tally.Totals(fold=fold)
+    for i in order:
+        totals.add(i, parts[i])
+        assert len(totals.pending["sums"]) < fold  # never more than fold files' tallies
+    got = totals.result()
+    assert got["dups"] == want["dups"]
+    assert_frame_equal(got["bad"], want["bad"], check_dtypes=False)
+    for k in tally.HISTS:
+        assert_frame_equal(got[k], want[k])
+
+
+def test_reconcile_json_is_the_same_whatever_order_the_files_arrive(dataset):
+    """A mapper that hands the files' tallies back last file first (as a cluster may):
+    the same reconcile.json as the files read one after another here."""
+    run, data, _ = dataset
+
+    def backwards(func, files):
+        for i in reversed(range(len(files))):
+            yield i, func(files[i])
+
+    here = reconcile(run, data)
+    there = reconcile(run, data, mapper=backwards)
+    assert json.dumps(here, default=str) == json.dumps(there, default=str)
+    assert [b["reason"] for b in here["bad_rows"]] == [
+        "level_id is outside 1-6", "city_id, level_id, revision is not a row of the run",
+        "time_spent_sec is not a number"]
+
+
+def _peak_rss_kb(run: Path, data: Path, out: Path) -> int:
+    """Peak RSS of ``minegen reconcile`` in a fresh process (getrusage of the child of a
+    fresh interpreter: RUSAGE_CHILDREN keeps the largest child's peak)."""
+    wrap = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], cwd=%r, "
+            "capture_output=True); assert p.returncode in (0, 1), p.stderr; "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)" % str(REPO))
+    p = subprocess.run([sys.executable, "-c", wrap, sys.executable, "-m", "minegen.cli",
+                        "reconcile", "--run", run, "--out", out, "--telemetry", data],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return int(p.stdout.split()[-1])
+
+
+@pytest.mark.slow
+def test_memory_follows_the_largest_file_not_the_file_count(tmp_path):
+    """The same 2 M sessions in 10 files and in 100: with every file's time histogram held
+    to the end, the 100 files peaked at about twice the 10 files' RSS; added as they
+    arrive, 100 smaller files take no more than 10 larger ones."""
+    run = make_run(tmp_path / "run")
+    rng = np.random.default_rng(1)
+    peaks = {}
+    for files in (10, 100):
+        per = 2_000_000 // files
+        data = tmp_path / f"d{files}"
+        data.mkdir()
+        for i in range(files):  # a time per session: a histogram as large as the file
+            pl.DataFrame({
+                "city_id": "beijing", "level_id": 1, "revision": 1,
+                "seed": pl.Series([int(PROD)] * per, dtype=pl.UInt64),
+                "result": np.where(rng.random(per) < 0.5, "win", "fail"), "revived": 0,
+                "peak_slot_usage": 3, "undo_uses": 0, "remove_uses": 0, "shuffle_uses": 0,
+                "time_spent_sec": rng.integers(0, 20_000, per) + 0.5,
+                "first_fail_step": rng.integers(1, 200, per), "date": "2026-11-30",
+                "player_id": [f"p{i}-{k}" for k in range(per)]}).write_parquet(
+                    data / f"day-{i:03d}.parquet")
+        peaks[files] = _peak_rss_kb(run, data, tmp_path / "out")
+    assert peaks[100] <= peaks[10], peaks
+
+
+@pytest.mark.cluster
+def test_dask_adds_the_files_as_they_finish_with_the_same_result(dataset, cluster, tmp_path):
+    """``--engine dask`` adds each file's tally as it finishes (``as_completed``), in
+    whatever order: reconcile.json is the one written here, byte for byte, bad rows' first
+    rows (three files have them) included."""
+    from cli_harness import run_cli
+
+    run, data, _ = dataset
+    docs = []
+    for k, extra in enumerate(((), ("--engine", "dask", "--scheduler", cluster))):
+        out = tmp_path / str(k)
+        p = run_cli("minegen", "reconcile", "--run", run, "--out", out, "--telemetry", data,
+                    *extra, cwd=REPO)
+        assert p.returncode in (0, 1), p.stdout + p.stderr
+        (folder,) = (out / "tilegen" / "reconcile").iterdir()
+        docs.append((folder / "reconcile.json").read_bytes())
+    assert docs[0] == docs[1]
+    assert len(json.loads(docs[0])["bad_rows"][0]["first_rows"]) == 3
