@@ -27,8 +27,11 @@ from ..analysis.records import digest_fields
 from ..errors import RunError
 from ..store.shards import ShardStore
 
-CODE = ("import pickle, sys; fn = pickle.load(sys.stdin.buffer); "
-        "sys.stdout.buffer.write(pickle.dumps(fn()))")
+# the child reads this process's import path first (a generator named module:attribute
+# may live on a path only the client has, as multiprocessing's spawn passes it on)
+CODE = ("import pickle, sys; path, blob = pickle.load(sys.stdin.buffer); "
+        "sys.path[:0] = [p for p in path if p not in sys.path]; "
+        "sys.stdout.buffer.write(pickle.dumps(pickle.loads(blob)()))")
 
 
 def _boards(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
@@ -44,7 +47,8 @@ def regenerate(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     if not wanted:
         return []
     proc = subprocess.run([sys.executable, "-c", CODE],
-                          input=pickle.dumps(functools.partial(_boards, gen, wanted)),
+                          input=pickle.dumps((sys.path, pickle.dumps(
+                              functools.partial(_boards, gen, wanted)))),
                           capture_output=True)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()
