@@ -127,6 +127,40 @@ def test_boundary_direction_and_gaps():
     assert none["value"] is None and none["text"].startswith("none holds")
 
 
+def test_a_value_that_removes_the_feature_is_never_the_boundary():
+    """Issue 30 item 7: the largest value that holds, 2, keeps under half of what the row
+    asks (flags), so the boundary is 1, and the sentence names 2."""
+    vals = [{"value": 1, "status": "ok", "holds": True, "flags": []},
+            {"value": 2, "status": "ok", "holds": True, "flags": ["fog cells 3.1, under 50 %"]},
+            {"value": 3, "status": "ok", "holds": False, "flags": []}]
+    b = boundary(vals, LARGEST)
+    assert b["value"] == 1 and "2 hold only by removing most of what the row asks" in b["text"]
+    only = boundary([vals[1], vals[2]], LARGEST)
+    assert only["value"] is None and only["text"].startswith(
+        "none holds while keeping what the row asks: 2 pass every hard line only by removing")
+
+
+def test_a_sweep_page_says_how_sure_and_draws_no_flat_chart(tmp_path, cluster):
+    """The default row (3, 4) across fog_target_ratio: B's value carries its 95 % interval
+    and "within noise" where the interval straddles the threshold, small ratios are marked
+    as removing the fog (under half the cells the table asks), and a line that does not
+    move (A' is 0 everywhere) gets a sentence, not a chart."""
+    from pipeline.reports import sweep_page
+
+    r = sweep(tmp_path, "fog_target_ratio=0.02:0.04:0.01", n=32, row=(3, 4),
+              tables=str(Path(__file__).resolve().parent.parent / "tables"),
+              scheduler=cluster)
+    by = {v["label"]: v for v in r.doc["values"]}
+    assert by["0.02"]["flags"] and "under 50 %" in by["0.02"]["flags"][0]
+    assert r.doc["boundary"]["value"] not in [v["value"] for v in r.doc["values"]
+                                              if v.get("flags")]
+    b = by["0.04"]["lines"]["B"]
+    assert len(b["interval"]) == 2 and b["interval"][0] <= b["observed"] <= b["interval"][1]
+    md = sweep_page.markdown(r.doc)
+    assert "95 %:" in md and "Line A' stays at 0 for every value of fog_target_ratio" in md
+    assert "Line A' against" not in md  # no flat chart
+
+
 def test_only_invalid_values_report_without_a_cluster(tmp_path):
     res = sweep(tmp_path, "mine_density=0.55:0.65:0.05")
     assert res.exit_code == 1 and res.records_sha256 == {}

@@ -175,12 +175,20 @@ def boundary(values: list[dict], direction: str, name: str = "value") -> dict:
     none holds), label, direction, next (the next valid value beyond it, which fails, or
     None), failing_inside (valid values on the easy side that fail) and a sentence."""
     valid = [v for v in values if v["status"] == "ok"]
-    passing = [v["value"] for v in valid if v["holds"]]
+    # a value that holds only by removing most of a feature the row asks for is marked,
+    # never the boundary (the feature-keeping rule tune uses: analysis.cost.flags)
+    passing = [v["value"] for v in valid if v["holds"] and not v.get("flags")]
     pick = max if direction == LARGEST else min
+    removing = [v["value"] for v in valid if v["holds"] and v.get("flags")]
     if not passing:
+        text = "none holds: no valid value passes every hard line" if valid else \
+            "none holds: no value is valid"
+        if removing:
+            text = ("none holds while keeping what the row asks: " + ", ".join(
+                label(v) for v in removing) + " pass every hard line only by removing most "
+                "of it")
         return {"direction": direction, "value": None, "label": None, "next": None,
-                "failing_inside": [], "text": "none holds: no valid value passes every "
-                "hard line" if valid else "none holds: no value is valid"}
+                "failing_inside": [], "text": text}
     b = pick(passing)
     beyond = [v["value"] for v in valid if (v["value"] > b if direction == LARGEST
                                             else v["value"] < b)]
@@ -195,6 +203,9 @@ def boundary(values: list[dict], direction: str, name: str = "value") -> dict:
     if inside:
         text += ("; not monotone: " + ", ".join(label(v) for v in inside)
                  + " fail on the easy side")
+    if removing:
+        text += ("; " + ", ".join(label(v) for v in removing) + " hold only by removing "
+                 "most of what the row asks for (marked, not the boundary)")
     return {"direction": direction, "value": b, "label": label(b), "next": nxt,
             "failing_inside": inside, "text": text}
 
@@ -222,11 +233,27 @@ def _evaluated(gen, rows: pl.DataFrame) -> dict[int, dict]:
     for row in rows.iter_rows(named=True):
         mine = [r for r in results if r[ROW] == row[ROW] and r["hard"]]
         lines = {r["line"]: {k: r[k] for k in ("applies", "passed", "observed", "op",
-                                               "threshold")} for r in mine}
+                                               "threshold", "interval", "within_noise")
+                             if k in r} for r in mine}
         out[row[ROW]] = {"holds": not L.hard_failures(mine), "lines": lines,
                          "failed_lines": [r["line"] for r in L.hard_failures(mine)],
                          **{c: v for c, v in row.items() if c != ROW}}
     return out
+
+
+def _flags(gen, entry: dict, field: str, now) -> list[str]:
+    """The features a value's boards deliver under the share the generator keeps of what
+    the row asks *as the table has it now* (the varied field at its table value)."""
+    from ..analysis import cost
+
+    costs = getattr(gen, "tune_costs", ())
+    if not costs or entry.get("holds") is None:
+        return []
+    asked = {**entry, field: now} if field in entry else entry
+    try:
+        return cost.flags(costs, asked, cost.figures(costs, entry))
+    except (KeyError, TypeError, ValueError):  # an intent the varied row cannot state
+        return []
 
 
 def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> SweepResult:
@@ -273,6 +300,7 @@ def run_sweep(opts: SweepOptions, progress: bool | None = None, gen=None) -> Swe
                          "status": "ok" if plan is not None else "invalid"}
                 if plan is not None:
                     entry.update(by_pos[valid.index(i)], records_sha256=digests[i])
+                    entry["flags"] = _flags(gen, entry, opts.vary.field, now)
                 else:
                     entry.update(_invalid(diags))
                 values.append(entry)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import polars as pl
 
 from . import render
-from .document import FAIL, NA, Bullets, Cell, Figure, Figures, Para, Section, Table, num
+from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
+                       Table, num)
 from .svg import Marks, Series, line_chart
 
 
@@ -70,7 +71,10 @@ def _value_table(doc: dict) -> Table:
     rows = []
     for v in doc["values"]:
         notes = (["table value"] if v["current"] else []) + (
-            ["boundary"] if v["status"] == "ok" and v["value"] == b else [])
+            ["boundary"] if v["status"] == "ok" and v["value"] == b else []) + (
+            [("holds only by removing most of what the row asks: " if v["holds"] else
+              "keeps under half of what the row asks: ") + "; ".join(v["flags"])]
+            if v.get("flags") else [])
         cells = [Cell(v["label"])]
         if v["status"] != "ok":
             cells.append(Cell("invalid: " + ", ".join(v["categories"]), NA))
@@ -80,9 +84,14 @@ def _value_table(doc: dict) -> Table:
             cells.append(Cell(_status(v), None if v["holds"] else FAIL))
             for ln in lines:
                 r = v["lines"][ln]
+                iv = r.get("interval")
+                sure = (f" (95 %: {iv[0]:.3f}–{iv[1]:.3f}"
+                        + ("; within noise" if r.get("within_noise") else "") + ")") \
+                    if iv else ""
                 cells.append(Cell("n/a", NA) if not r["applies"] else
-                             Cell(f"pass {num(r['observed'])}") if r["passed"] else
-                             Cell(f"FAIL {num(r['observed'])}", FAIL))
+                             Cell(f"pass {num(r['observed'])}{sure}",
+                                  WARN if r.get("within_noise") else None) if r["passed"]
+                             else Cell(f"FAIL {num(r['observed'])}{sure}", FAIL))
             cells += [Cell(num(v[c])) for c, _ in figures]
             cells.append(Cell(num(v["records_sha256"][:12])))
         cells.append(Cell(", ".join(notes)))
@@ -100,9 +109,23 @@ def _verdict(doc: dict) -> str:
     return "BOUNDARY" if doc["boundary"]["value"] is not None else "NONE HOLDS"
 
 
+def flat_lines(doc: dict) -> list[str]:
+    """A sentence per hard line whose observed value is the same at every valid value (a
+    flat chart says nothing a sentence cannot)."""
+    values = [v for v in doc["values"] if v["status"] == "ok"]
+    out = []
+    for ln in doc["hard_lines"]:
+        obs = {num(v["lines"][ln]["observed"]) for v in values if v["lines"][ln]["applies"]}
+        if len(obs) == 1 and len(values) > 1:
+            out.append(f"Line {ln} stays at {obs.pop()} for every value of "
+                       f"{doc['inputs']['field']} (no chart).")
+    return out
+
+
 def line_charts(doc: dict) -> list[Figure]:
-    """Per hard line that applies to some value: observed value against the varied value,
-    the threshold dashed; a red cross where the line fails, a ring on the boundary."""
+    """Per hard line that applies to some value and moves: observed value against the
+    varied value, the threshold dashed; a red cross where the line fails, a ring on the
+    boundary. A line that does not move gets a sentence instead (``flat_lines``)."""
     values = [v for v in doc["values"] if v["status"] == "ok"]
     xs = [float(v["value"]) for v in values]
     field = doc["inputs"]["field"]
@@ -110,7 +133,8 @@ def line_charts(doc: dict) -> list[Figure]:
     for ln in doc["hard_lines"]:
         obs = [v["lines"][ln]["observed"] if v["lines"][ln]["applies"] else None
                for v in values]
-        if all(o is None for o in obs):
+        if all(o is None for o in obs) or (
+                len({num(o) for o in obs if o is not None}) == 1 and len(values) > 1):
             continue
         thr = next(v["lines"][ln]["threshold"] for v in values)
         op = next(v["lines"][ln]["op"] for v in values)
@@ -152,8 +176,12 @@ def _document(doc: dict) -> list[Section]:
     table.blocks.append(Para("Each hard line's status and observed value per value; invalid "
                              "values fail load-time validation and are not run."))
     table.blocks.append(_value_table(doc))
-    out = [head, table, Section("plot", "Lines against the value",
-                                blocks=[Figures("", line_charts(doc))])]
+    plot = Section("plot", "Lines against the value",
+                   blocks=[Para(t) for t in flat_lines(doc)])
+    charts = line_charts(doc)
+    if charts:
+        plot.blocks.append(Figures("", charts))
+    out = [head, table, plot]
     invalid = [v for v in doc["values"] if v["status"] != "ok"]
     if invalid:
         sec = Section("invalid", "Invalid values (load-time validation)")
