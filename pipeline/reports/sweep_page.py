@@ -72,9 +72,7 @@ def _value_table(doc: dict) -> Table:
     for v in doc["values"]:
         notes = (["table value"] if v["current"] else []) + (
             ["boundary"] if v["status"] == "ok" and v["value"] == b else []) + (
-            [("holds only by removing most of what the row asks: " if v["holds"] else
-              "keeps under half of what the row asks: ") + "; ".join(v["flags"])]
-            if v.get("flags") else [])
+            ["removes most of what the row asks (below)"] if v.get("flags") else [])
         cells = [Cell(v["label"])]
         if v["status"] != "ok":
             cells.append(Cell("invalid: " + ", ".join(v["categories"]), NA))
@@ -176,6 +174,13 @@ def _document(doc: dict) -> list[Section]:
     table.blocks.append(Para("Each hard line's status and observed value per value; invalid "
                              "values fail load-time validation and are not run."))
     table.blocks.append(_value_table(doc))
+    removing = [v for v in doc["values"] if v.get("flags")]
+    if removing:
+        table.blocks.append(Para("Values that keep under the share of a feature the row asks "
+                                 "for (the rule tune proposes by); none of them is the "
+                                 "boundary:"))
+        table.blocks.append(Bullets([Cell(f"{v['label']} ({_status(v)}): "
+                                          + "; ".join(v["flags"]), WARN) for v in removing]))
     plot = Section("plot", "Lines against the value",
                    blocks=[Para(t) for t in flat_lines(doc)])
     charts = line_charts(doc)
