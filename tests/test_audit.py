@@ -333,3 +333,26 @@ def test_a_resume_with_every_row_done_draws_the_same_report(tmp_path, monkeypatc
     drawn = [(r.run_dir / "report.html").read_text().count('<figure id="board-') for r in
              (resumed, clean)]
     assert drawn[0] == drawn[1] > 0 and "drawings_missing" not in resumed.manifest
+
+
+def test_a_near_miss_sentence_is_computed_from_the_results():
+    """Issue 30 item 8: a near miss says how many rows hold its line by less, and which,
+    as the results have it (not "one of the smallest margins" of prose); a line that checks
+    a table value (A'': the row's own target) is no near miss."""
+    from types import SimpleNamespace
+
+    from pipeline.reports.drill import _why, margin_rank, near_lines
+
+    b = next(ln for ln in GENERATOR.lines if ln.name == "B")
+    assert "B" in near_lines(GENERATOR) and "A''" not in near_lines(GENERATOR)
+    results = [{"line": "B", "level_index": 4, "node_depth": d, "passed": p, "observed": o}
+               for d, p, o in ((0, False, 0.5), (2, True, 0.969), (4, True, 1.0),
+                               (6, True, 1.0))]
+    assert margin_rank(GENERATOR, results, b, (4, 2)) == (1, 3, [])
+    rank, n, smaller = margin_rank(GENERATOR, results, b, (4, 6))
+    assert (rank, n) == (2, 3) and [k for k, _ in smaller] == [(4, 2)]  # a tie is not less
+    doc = SimpleNamespace(gen=GENERATOR, results=results,
+                          key=lambda row: (row["level_index"], row["node_depth"]))
+    row = {"level_index": 4, "node_depth": 6, "b_regions_full_share": 1.0, "boards": 32}
+    said = _why(b, row, False, doc)
+    assert "1 of the 3 rows that hold B hold it by less: (4, 2) 0.019" in said

@@ -54,7 +54,7 @@ def drilled(gen, rows: list[dict], results: list[dict]) -> list[tuple[dict, list
     by_key = {_key(gen, r): r for r in rows}
     fails = failing(gen, results)
     out = [(by_key[k], names, True) for k, names in sorted(fails.items())]
-    lines = {ln.name: ln for ln in gen.lines if ln.hard and ln.op in (">=", ">")}
+    lines = near_lines(gen)
     margins = sorted((r["observed"] - lines[r["line"]].threshold, _key(gen, r), r["line"])
                      for r in results if r["line"] in lines and r["passed"] is True
                      and _key(gen, r) not in fails)
@@ -65,6 +65,24 @@ def drilled(gen, rows: list[dict], results: list[dict]) -> list[tuple[dict, list
         near.setdefault(key, name)
     out += [(by_key[k], [name], False) for k, name in near.items()]
     return out[:drill.limit]
+
+
+def near_lines(gen) -> dict:
+    """The lines a near miss is measured on: hard ``>=`` / ``>`` lines that count boards
+    (a share with its trials). A line that checks a table value against a floor (the
+    row's own target) is no near miss: other seeds cannot move it."""
+    return {ln.name: ln for ln in gen.lines if ln.hard and ln.op in (">=", ">")
+            and ln.trials is not None}
+
+
+def margin_rank(gen, results: list[dict], line, key: tuple) -> tuple[int, int, list]:
+    """(rank of the row's margin on ``line`` among the rows where it holds: 1 + how many
+    hold it by strictly less; how many rows hold it; [(row key, margin)] of those rows)."""
+    held = sorted((r["observed"] - line.threshold, _key(gen, r)) for r in results
+                  if r["line"] == line.name and r["passed"] is True)
+    mine = next((m for m, k in held if k == key), None)
+    smaller = [(k, m) for m, k in held if mine is not None and m < mine]
+    return len(smaller) + 1, len(held), smaller
 
 
 def wanted(gen, rows: list[dict], results: list[dict]) -> list[tuple[tuple, int]]:
@@ -117,8 +135,9 @@ def _boards(doc, row: dict, hints) -> list:
     return out + ([Figures(f"Boards of {doc.row_label(row)}", figs)] if figs else [])
 
 
-def _why(line, row: dict, fails: bool) -> str:
-    """A failing row: the line's own explanation; a near miss: its margin."""
+def _why(line, row: dict, fails: bool, doc=None) -> str:
+    """A failing row: the line's own explanation; a near miss: its margin, its rank among
+    the rows that hold the line and the rows with smaller margins (computed, not said)."""
     if not fails:
         obs = row.get(line.column)
         sure = ""
@@ -127,10 +146,17 @@ def _why(line, row: dict, fails: bool) -> str:
             sure = (f"; 95 % interval {num(lo)}–{num(hi)} at N {row[line.trials]}: "
                     + ("within noise, other seeds could fail it" if within_noise(
                         (lo, hi), line.threshold) else "it holds with margin"))
-        return (f"holds, by one of the smallest margins of the run: {line.what} "
-                f"{num(obs)} ({line.requirement}; margin {num(obs - line.threshold)}"
-                f"{sure}).")
+        rank = ""
+        if doc is not None:
+            r, n, smaller = margin_rank(doc.gen, doc.results, line, doc.key(row))
+            rank = (f"no row of the {n} that hold {line.name} holds it by less" if r == 1
+                    else f"{r - 1} of the {n} rows that hold {line.name} hold it by less: "
+                    + ", ".join(f"{doc.gen.label(k)} {num(m)}" for k, m in smaller))
+            rank = f"; {rank}"
+        return (f"holds: {line.what} {num(obs)} ({line.requirement}; margin "
+                f"{num(obs - line.threshold)}{rank}{sure}).")
     return line.explain(row, line) if line.explain else f"{line.requirement} does not hold."
+
 
 
 def drill_down(doc, hints) -> list[Section]:
@@ -161,7 +187,7 @@ def drill_down(doc, hints) -> list[Section]:
                        f"{doc.row_label(row)}: {'fails' if fails else 'closest to failing'} "
                        f"{', '.join(names)}", depth=3)
         head.blocks.append(Para(doc.gen.describe(row) + "."))
-        head.blocks.append(Bullets([Cell(f"{n}: {_why(lines[n], row, fails)}",
+        head.blocks.append(Bullets([Cell(f"{n}: {_why(lines[n], row, fails, doc)}",
                                          FAIL if fails else WARN) for n in names]))
         if key in doc.locked:  # the design fixes the row: no moves, no sweep to try
             head.blocks.append(Para(f"Locked: {doc.locked[key]}; tune never changes it, so "
