@@ -28,8 +28,11 @@ FOLDER_WRITERS = [
 ]
 WRITER_IDS = [f"{w[0]} {w[1][0]} {w[2]}" for w in FILE_WRITERS]
 # the audit checks its --junit-xml target before the run (the file is written after it)
-CHECKED_FIRST = [*FILE_WRITERS, ("minegen", ["audit", "--rows", "1:0", "--n", "4", "--out",
-                                             "never-made"], "--junit-xml", "a JUnit file")]
+CHECKED_FIRST = [*FILE_WRITERS,
+                 ("minegen", ["audit", "--rows", "1:0", "--n", "4", "--out", "never-made"],
+                  "--junit-xml", "a JUnit file"),
+                 ("minegen", ["reconcile", "--telemetry", "x.csv", "--run", "/nonexistent",
+                              "--out", "never-made"], "--junit-xml", "a JUnit file")]
 CHECKED_IDS = [f"{w[0]} {w[1][0]} {w[2]}" for w in CHECKED_FIRST]
 
 

@@ -51,7 +51,8 @@ def pages(tmp_path_factory, cluster) -> dict[str, Path]:
     synth = run_cli("tilegen", "telemetry", "synth", "--out", out / "synth", "--seeds", 2,
                     "--sessions", 60, cwd=REPO)
     assert synth.returncode == 0, synth.stderr
-    p = cli("reconcile", "--out", out, "--telemetry", out / "synth" / "synthetic-sessions.parquet")
+    p = cli("reconcile", "--out", out, "--telemetry", out / "synth" / "synthetic-sessions.parquet",
+            "--junit-xml", out / "reconcile.xml")
     assert p.returncode in (0, 1), p.stderr
     calibration = next((out / "tilegen" / "reconcile").glob("*/reconcile.json"))
     p = cli("audit", "--generator", "tilegen", "--n", 8, "--calibration", calibration,
@@ -189,6 +190,28 @@ def test_the_tune_page_says_what_to_change_and_how(browser, pages):
         assert page.locator("#how").is_visible()  # how the tune chose
         assert page.locator("details:has(#runs) a").count() >= 2  # baseline and proposed
         assert lands_on_a_report(page, "details:has(#runs) a")
+
+
+def test_reconciles_junit_file_lists_what_it_flags(pages):
+    """``reconcile --junit-xml``: per row the players against the prediction and the
+    target, per tested seed abnormal or not; the failures are exactly what reconcile.json
+    flags (read by a JUnit parser)."""
+    from junitparser import Failure, JUnitXml
+
+    out = pages["index"].parent
+    doc = json.loads(pages["reconcile"].with_name("reconcile.json").read_text())
+    xml = JUnitXml.fromfile(str(out / "reconcile.xml"))
+    cases = [c for suite in xml for c in suite]
+    assert len(cases) == 2 * len(doc["rows"]) + len(doc["seeds"])
+    failed = {(c.classname, c.name) for c in cases
+              if any(isinstance(x, Failure) for x in c.result)}
+    want = {(f"tilegen-reconcile.{r['city_id']}:{r['level_id']}:{r['revision']}", what)
+            for r in doc["rows"] for what, flag in (
+                ("players match the calibrated prediction", r.get("outside")),
+                ("players meet the row's target pass rate", "proposal" in r)) if flag}
+    want |= {(f"tilegen-reconcile.{s['city_id']}:{s['level_id']}:{s['revision']}",
+              f"seed {s['seed']} plays as predicted") for s in doc["abnormal_seeds"]}
+    assert failed == want and failed
 
 
 @pytest.mark.parametrize("generator, n, root", [("minegen", 32, "tables"),

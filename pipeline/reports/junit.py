@@ -106,3 +106,54 @@ def write(path: str | os.PathLike, text: str) -> Path:
     from boardcore.output import write_file
 
     return write_file(path, text, "--junit-xml", "audit.xml")
+
+
+def reconcile_cases(doc: dict) -> list[Case]:
+    """A reconciliation (``minegen reconcile``) as test cases: per row, the players against
+    the calibrated prediction and the players against the table's target; per tested seed,
+    whether its players are abnormal. Stable names, as for the audit."""
+    cases = []
+    abnormal = {(s["city_id"], s["level_id"], s["revision"], str(s["seed"])): s
+                for s in doc.get("abnormal_seeds", [])}
+    for r in doc.get("rows", []):
+        key = f"{r['city_id']}:{r['level_id']}:{r['revision']}"
+        cls = f"tilegen-reconcile.{key}"
+        seen = f"players {_fmt(r.get('observed'))} (95 %: {_fmt(r.get('lo'))}–" \
+               f"{_fmt(r.get('hi'))}, {r.get('played')} played sessions)"
+        if "predicted" not in r:
+            cases.append(Case(cls, "players match the calibrated prediction",
+                              skipped="no calibration covers this row's boards"))
+        elif r.get("outside"):
+            cases.append(Case(cls, "players match the calibrated prediction",
+                              failure=f"{key}: {seen}; predicted {_fmt(r['predicted'])} "
+                                      f"({_fmt(r['predicted_lo'])}–{_fmt(r['predicted_hi'])})"))
+        else:
+            cases.append(Case(cls, "players match the calibrated prediction"))
+        if r.get("target") is None:
+            cases.append(Case(cls, "players meet the row's target pass rate",
+                              skipped="the row has no target"))
+        elif "proposal" in r:
+            cases.append(Case(cls, "players meet the row's target pass rate",
+                              failure=f"{key}: {seen}; target_pass_rate {r['target']} lies "
+                                      f"outside; proposed {r['proposal']}"))
+        else:
+            cases.append(Case(cls, "players meet the row's target pass rate"))
+    for s in doc.get("seeds", []):
+        k = (s["city_id"], s["level_id"], s["revision"], str(s["seed"]))
+        cls = f"tilegen-reconcile.{k[0]}:{k[1]}:{k[2]}"
+        name = f"seed {k[3]} plays as predicted"
+        if k in abnormal and s.get("played"):
+            a = abnormal[k]
+            cases.append(Case(cls, name, failure=(
+                f"abnormal seed {k[3]}: players {a['wins'] / a['played']:.3f} of "
+                f"{a['played']}, predicted {_fmt(a.get('predicted'))} (p = "
+                f"{a.get('p_value', float('nan')):.1e})")))
+        else:
+            cases.append(Case(cls, name))
+    return cases
+
+
+def reconcile_document(doc: dict, folder: str | os.PathLike) -> str:
+    return document("tilegen reconcile", reconcile_cases(doc), {
+        "report": str(Path(folder) / "report.html"), "run": doc.get("run", ""),
+        "telemetry": doc.get("telemetry", ""), "synthetic": doc.get("synthetic", "")})

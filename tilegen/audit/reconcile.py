@@ -243,6 +243,10 @@ def cmd_reconcile(args) -> int:
 
     from pipeline.options import usable_out
 
+    if args.junit_xml:  # a target that cannot take the file: refused before the work
+        from boardcore.output import file_target
+
+        file_target(args.junit_xml, "--junit-xml", "reconcile.xml")
     usable_out(args.out)  # the report's folder, checked before anything is read
     run_dir = resolve_run(args.run, args.out, subdir="tilegen")
     if args.engine == "local" and (args.workers is not None or args.scheduler is not None):
@@ -266,6 +270,12 @@ def cmd_reconcile(args) -> int:
             folder = write(doc, Path(args.out))
             refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
             print(summary(doc, folder))
+            if args.junit_xml:
+                from boardcore.output import write_file
+                from pipeline.reports.junit import reconcile_document
+
+                print("JUnit: " + str(write_file(args.junit_xml, reconcile_document(
+                    doc, folder), "--junit-xml", "reconcile.xml")))
     except Interrupted as e:
         done = (f"; the report was written: {folder / 'report.html'}" if folder is not None
                 else "; no report was written")
@@ -346,6 +356,10 @@ def add_reconcile(sub, command) -> None:
                    f"abnormal-seed flags (default {FDR})")
     r.add_argument("--min-sessions", type=dom.SESSIONS, default=MIN_SESSIONS,
                    help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
+    r.add_argument("--junit-xml", default=None, metavar="PATH",
+                   help="also write the reconciliation as JUnit XML: per row, the players "
+                        "against the prediction and the target; per tested seed, abnormal "
+                        "or not (a CI server's test dashboard; the exit code is unchanged)")
     r.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="where the files are tallied: here, one after another (default), "
                         "or on the audit's Dask cluster, a file per task (the same result)")
