@@ -255,6 +255,9 @@ class Tune(Sweep):
     # (``boardcore.toml_diff``): file name (a glob) -> identity field tuples tried in
     # order; a file not named here is matched row by row in order.
     table_rows: dict[str, tuple[tuple[str, ...], ...]] = {}
+    # the table key that locks a row against tune (None: rows cannot be locked); a row no
+    # change fixes is offered it as a next step: accept the failure, keep the row as it is
+    lock_key: str | None = None
 
     def locked(self, catalog: Any, key: tuple) -> bool:
         """True when the design fixes the row: ``tune`` never proposes a change to it."""

@@ -208,3 +208,22 @@ def test_like_rows_get_one_change_and_ties_go_to_the_smallest_change():
         {k: c["change"] for k, c in picks.items()} == {k: up for k in every}
     assert picks[("a", 5)]["change"] == picks[("b", 5)]["change"] == picks[("c", 5)]["change"]
     assert groups[("a", 5)] == ["b 5", "c 5"] and broken == {}
+
+
+def test_a_structural_row_names_what_was_not_tried_and_why():
+    """Issue 30 item 5: every field the drill-down recommends is either tried or named
+    with the reason; a knob of two keys (board size) counts as tried when one side was;
+    a non-square board grows one side at a time; dropping the fog is a candidate."""
+    from pipeline.jobs.candidates import _untried
+
+    catalog = GENERATOR.load(None)
+    fields = dict(GENERATOR.tune_candidates(catalog, (3, 2), ["B"]))  # a 20x16 board
+    assert fields["board_width"][0] == 21 and fields["board_height"][0] == 17
+    assert "board_size" not in fields
+    assert dict(GENERATOR.tune_candidates(catalog, (3, 4), ["B"]))["fog_region_count"][-1] == 0
+    tried = [{"change": {"board_width": 21}, "status": "ok"},
+             {"change": {"fog_target_ratio": 0.05}, "status": "ok"},
+             {"change": {"mine_density": 0.6}, "status": "invalid", "rule": "domain (0, 0.5]"}]
+    said = _untried(GENERATOR, catalog, (3, 2), ["B"], tried)
+    assert said == ["fog_region_count: no value to try lower from 1",
+                    "mine_density: every value tried was invalid (domain (0, 0.5])"]

@@ -281,6 +281,7 @@ class MinegenAudit(Generator, Tune):
               ("remove-only rule", "remove-only clearing"),
               ("remove-only mine rule", "remove-only clearing"))
     table_file = "board_gen.toml"
+    lock_key = "tune_locked"
     table_rows = {"board_gen.toml": (("level_index", "node_depth"),),
                   "variation.toml": (("variant_id",),)}
 

@@ -72,8 +72,8 @@ def candidates(row, lines: list[Line], floor: float) -> list[tuple[str, list]]:
             seen.add(field)
             if field == "fog_target_ratio":
                 values = _floats(row.fog_target_ratio, 0.01, way, 0.01, 0.25)
-            elif field == "fog_region_count":
-                values = list(range(row.fog_region_count - 1, 0, -1))
+            elif field == "fog_region_count":  # down to 0: dropping the fog is an option
+                values = list(range(row.fog_region_count - 1, -1, -1))  # (flagged, shown)
             elif field == "mine_density":
                 values = _floats(row.mine_density, 0.01, way, 0.01, 0.5)
             elif field == "inferability_target":
@@ -85,9 +85,17 @@ def candidates(row, lines: list[Line], floor: float) -> list[tuple[str, list]]:
             elif field == "min_safe_count":
                 values = [v for v in (row.min_safe_count - 5 * k for k in range(1, STEPS + 1))
                           if v >= 1]
+            elif field == BOARD_SIZE and row.board_width != row.board_height:
+                # a non-square board grows one side at a time (board_size sets both to
+                # one value: it would change the board's shape)
+                for side in ("board_width", "board_height"):
+                    grown = [v for v in (getattr(row, side) + k for k in range(1, 9))
+                             if v <= 64]
+                    if grown:
+                        out.append((side, grown))
+                continue
             elif field == BOARD_SIZE:
-                values = ([row.board_width + k for k in range(1, 9)]
-                          if row.board_width == row.board_height else [])
+                values = [v for v in (row.board_width + k for k in range(1, 9)) if v <= 64]
             else:
                 values = []
             if values:

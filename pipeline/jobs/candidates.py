@@ -74,6 +74,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             "line_words": {ln.name: ln.what for ln in gen.lines},
             "row_texts": {gen.label(k): gen.format_key(k) for k in todo},
             "field_names": {m.field: m.shown for ln in gen.lines for m in ln.moves if m.shown},
+            "lock_key": gen.lock_key,
             "share_lines": [ln.name for ln in gen.lines if ln.hard and ln.trials],
             "costs": [{"label": c.label, "unit": c.unit, "keep": c.keep,
                        "feature": c.feature, "digits": c.digits} for c in gen.tune_costs],
@@ -272,7 +273,8 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
                     for n, b in _best(gen, tried, names).items()},
            "alternatives": [literal(c) for c in good[:2]],
            "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"]}
-                       for c in flagged[:2]]}
+                       for c in flagged[:2]],
+           "untried": _untried(gen, catalog, key, names, tried)}
     if pick is None and broken is not None:
         c, what = broken
         return {**row, "class": "breaks the curve", "change": None,
@@ -292,6 +294,25 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
                        "evidence": {n: pick["lines"][n] for n in names
                                     if n in pick["lines"]}},
            "why": ""}
+
+
+def _untried(gen, catalog, key: tuple, names: list[str], tried: list[dict]) -> list[str]:
+    """The fields the drill-down recommends for the row's lines that tune did not try, each
+    with the reason (a field with no valid value in its direction, or none to try)."""
+    seen = {f for c in tried if c["status"] == "ok" for f in c["change"]}
+    out = []
+    for ln in gen.lines:
+        if ln.name not in names:
+            continue
+        for m in ln.moves:
+            if m.field in seen or any(f in (m.shown or "") for f in seen) \
+                    or any(o.startswith(f"{m.shown or m.field}:") for o in out):
+                continue  # tried (a knob of two keys counts when either was tried)
+            bad = [c for c in tried if m.field in c["change"] and c["status"] != "ok"]
+            why = (f"every value tried was invalid ({bad[0].get('rule', '')})" if bad else
+                   f"no value to try {m.way} from {gen.current_value(catalog, key, m.field)}")
+            out.append(f"{m.shown or m.field}: {why}")
+    return out
 
 
 def _edits(gen, catalog, key: tuple, change: dict) -> list[list[str]]:

@@ -147,8 +147,15 @@ def _row_section(doc: dict, r: dict) -> Section:
         items.append(Cell(f"the best {name} any candidate reached: {num(b['observed'])} "
                           f"(at {b['at']})"))
     for f in r.get("flagged", []):
-        items.append(Cell(f"holds only by removing most of a feature: {f['change']} — "
-                          + "; ".join(f["flags"]), WARN))
+        items.append(Cell(f"an option, at a cost: {f['change']} holds every hard line by "
+                          "removing most of a feature — " + "; ".join(f["flags"]), WARN))
+    if doc.get("lock_key") and not r.get("breaks"):
+        items.append(Cell(f"an option: accept the failure and keep the row as it is — add "
+                          f"`{doc['lock_key']} = true` to its row of "
+                          f"{doc.get('table_file', 'the table')} (tune then leaves it; the "
+                          "audit still reports the failing line)"))
+    for u in r.get("untried", []):
+        items.append(Cell(f"not tried: {u}"))
     names = doc.get("field_names", {})  # a knob as the table file names it
     fields = sorted({names.get(c["field"], c["field"]) for c in r["tried"]
                      if c.get("status") == "ok" and " + " not in c["field"]})
