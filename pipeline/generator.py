@@ -250,6 +250,9 @@ class Tune(Sweep):
 
     # the delivered figures a change costs the player (ranking, before -> after, flags)
     tune_costs: tuple[Cost, ...] = ()
+    # more delivered figures a proposal shows before -> after (not ranked): what else the
+    # player gets that moves (board size, retry rate, inferability ...)
+    tune_shown: tuple[Cost, ...] = ()
     table_file = "the table"  # the file a proposal edits, as the designer opens it
     # How ``diff`` matches the rows of an array of tables between two table roots
     # (``boardcore.toml_diff``): file name (a glob) -> identity field tuples tried in

@@ -276,6 +276,7 @@ class MinegenAudit(Generator, Tune):
 
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
+    tune_shown = tune.SHOWN
     intents = sections.INTENTS
     jargon = (("core", "core"), ("tier", "tier"), ("tiers", "tier"),
               ("remove-only rule", "remove-only clearing"),

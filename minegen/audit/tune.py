@@ -31,6 +31,15 @@ COSTS = (
 )
 
 
+SHOWN = (  # what else a proposal shows before -> after (issue 30 item 2; not ranked)
+    Cost("board cells", lambda r: r["width"] * r["height"], unit=1.0, digits=0),
+    Cost("mines planned per board", lambda r: r["planned_mines"], unit=1.0, digits=0),
+    Cost("retry rate", lambda r: r["retry_rate"], unit=0.05),
+    Cost("inferability p10", lambda r: r["inferability_p10"], unit=0.05, digits=3),
+    Cost("inferability p50", lambda r: r["inferability_p50"], unit=0.05, digits=3),
+)
+
+
 def structural(row: dict, lines: list[str]) -> str:
     """The rule behind a B failure no table change fixes, in the row's numbers."""
     if "B" not in lines or not row.get("fog_regions_requested"):

@@ -77,7 +77,9 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             "lock_key": gen.lock_key,
             "share_lines": [ln.name for ln in gen.lines if ln.hard and ln.trials],
             "costs": [{"label": c.label, "unit": c.unit, "keep": c.keep,
-                       "feature": c.feature, "digits": c.digits} for c in gen.tune_costs],
+                       "feature": c.feature, "digits": c.digits}
+                      for c in (*gen.tune_costs, *getattr(gen, "tune_shown", ()))],
+            "ranked": [c.label for c in gen.tune_costs],
             "locked": [{"key": list(k), "label": gen.label(k), "lines": v, "class": "locked",
                         "why": gen.locked_why(catalog, k),
                         "figures": cost.figures(gen.tune_costs, base.rows.get(k))}
@@ -248,6 +250,7 @@ def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
             "margin": verdict["holds"] and not noise, "noise": noise,
             "lines": verdict["lines"], "records_sha256": verdict["records_sha256"],
             "figures": after, "cost": cost.cost(gen.tune_costs, before, after),
+            "shown": cost.figures(getattr(gen, "tune_shown", ()), verdict["row"]),
             "flags": cost.flags(gen.tune_costs, base_row, after) if verdict["holds"] else []}
 
 
@@ -268,6 +271,9 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     row = {"key": list(key), "label": gen.label(key), "lines": names,
            "tried": [{k: v for k, v in c.items() if k != "_raw"} for c in tried],
            "figures": cost.figures(gen.tune_costs, base_row),
+           "shown": cost.figures(getattr(gen, "tune_shown", ()), base_row),
+           "asked": {c.label: c.intent(base_row) for c in gen.tune_costs
+                     if c.intent is not None and base_row},
            "pairs_searched": searched_pairs, "group": list(group),
            "best": {n: {**b, "at": literal(b.pop("candidate"))}
                     for n, b in _best(gen, tried, names).items()},
@@ -291,6 +297,7 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
             "change": {"fields": fields, "summary": _summary(edits), "edits": edits,
                        "margin": pick["margin"], "noise": pick["noise"],
                        "cost": pick["cost"], "figures": pick["figures"],
+                       "shown": pick.get("shown", {}),
                        "evidence": {n: pick["lines"][n] for n in names
                                     if n in pick["lines"]}},
            "why": ""}

@@ -78,15 +78,47 @@ def _edits(ch: dict) -> str:
                      for k, o, n in ch["edits"])
 
 
-def _cost_table(doc: dict, now: dict, then: dict) -> Table:
+def _cost_table(doc: dict, now: dict, then: dict, asked: dict | None = None,
+                shown: tuple[dict, dict] = ({}, {})) -> Table:
+    """The ranked figures (each with what the table asks, where it says), then the other
+    figures the proposal moves (a figure that prints the same is left out)."""
     d = _digits(doc)
     units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
-    return Table(["what the player gets", "now", "proposed", "change"], [
-        [Cell(label), Cell(num(now.get(label), d.get(label, 2))),
-         Cell(num(then.get(label), d.get(label, 2))),
-         Cell(_change_words(now.get(label), then.get(label), d.get(label, 2),
-                            units.get(label, 1.0)))]
-        for label in now])
+    asked = asked or {}
+
+    def row(label, a, b, ranked):
+        digits = d.get(label, 2)
+        return [Cell(label + ("" if ranked else " (not ranked)")),
+                Cell(num(asked.get(label), digits) if label in asked else "—"),
+                Cell(num(a, digits)), Cell(num(b, digits)),
+                Cell(_change_words(a, b, digits, units.get(label, 1.0)))]
+
+    rows = [row(label, now.get(label), then.get(label), True) for label in now]
+    s_now, s_then = shown
+    rows += [row(label, s_now.get(label), s_then.get(label), False) for label in s_now
+             if num(s_now.get(label), d.get(label, 2)) != num(s_then.get(label),
+                                                                d.get(label, 2))]
+    return Table(["what the player gets", "the table asks", "now", "proposed", "change"],
+                 rows)
+
+
+def cost_words(doc: dict, now: dict, then: dict, most: int = 3) -> str:
+    """The cost in the figures' own units, largest first: "fog cells per board -31 %,
+    retry rate +0.01"."""
+    d = _digits(doc)
+    units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
+    moved = []
+    for label in now:
+        a, b = now.get(label), then.get(label)
+        if a is None or b is None or num(a, d.get(label, 2)) == num(b, d.get(label, 2)):
+            continue
+        unit = units.get(label, 1.0)
+        size = abs(b - a) / max(abs(a), unit)
+        text = (f"{label} {100 * (b - a) / a:+.0f} %" if a and unit >= 1
+                else f"{label} {b - a:+.{d.get(label, 2)}f}")
+        moved.append((size, text))
+    moved.sort(reverse=True)
+    return ", ".join(t for _, t in moved[:most]) or "nothing the player sees moves"
 
 
 def _overview(doc: dict) -> Table:
@@ -102,7 +134,7 @@ def _overview(doc: dict) -> Table:
                              if r.get("breaks") else "")),
                      Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
                           None if not ch or ch["margin"] else WARN),
-                     Cell(f"{ch['cost']:.2f}" if ch else "—")])
+                     Cell(cost_words(doc, r["figures"], ch["figures"], 2) if ch else "—")])
     for r in doc["locked"]:
         rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
                      Cell(", ".join(r["lines"])), Cell("locked", NA),
@@ -119,7 +151,8 @@ def _row_section(doc: dict, r: dict) -> Section:
             Cell(f"change in {doc.get('table_file', 'the table')}: {_edits(ch)}"),
             Cell(f"after the change: {_evidence(doc, ch)}"),
             Cell(_margin(doc, ch), None if ch["margin"] else WARN),
-            Cell(f"cost {ch['cost']:.2f} (the sum of each figure's relative change, below)"
+            Cell(f"what it costs the player: {cost_words(doc, r['figures'], ch['figures'])} "
+                 f"(ranked by the sum of each figure's relative change: {ch['cost']:.2f})"
                  + ("; a large change to how the row plays: read the figures before "
                     "applying it" if ch["cost"] >= LARGE else ""),
                  WARN if ch["cost"] >= LARGE else None),
@@ -127,7 +160,8 @@ def _row_section(doc: dict, r: dict) -> Section:
                    "same table values and fail the same lines")] if r.get("group") else [])
           + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
              r.get("alternatives", [])]))
-        sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"]))
+        sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
+                                      (r.get("shown", {}), ch.get("shown", {}))))
         if r.get("shipped"):
             sec.blocks.extend(_shipped(r["shipped"]))
         for f in r.get("flagged", []):
@@ -237,7 +271,8 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
 def _how(doc: dict) -> Section:
     b = doc.get("budget", {})
     sec = Section("how", "How the tune chose")
-    costs = ", ".join(c["label"] for c in doc.get("costs", [])) or "none declared"
+    costs = ", ".join(doc.get("ranked") or [c["label"] for c in doc.get("costs", [])]) \
+        or "none declared"
     keeps = [f"{c['label']} under {100 * c['keep']:.0f} % of what the table asks "
              f"({c['feature']})"
              for c in doc.get("costs", []) if c.get("keep")]

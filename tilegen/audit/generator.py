@@ -365,6 +365,7 @@ class TilegenAudit(Generator, Tune, Daily):
 
     # ------------------------------------------------------------------------ tune
     tune_costs = tune.COSTS
+    tune_shown = tune.SHOWN
     intents = sections.INTENTS
     jargon = tuple((w, w) for w in ("band", "gate", "slot", "bypass", "doomed", "clickable",
                                     "revision", "triple", "occluder"))

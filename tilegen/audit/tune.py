@@ -39,6 +39,12 @@ COSTS = (
     Cost("layers", lambda r: r["layers"], unit=1.0, digits=0),
 )
 
+SHOWN = (  # what else a proposal shows before -> after (not ranked)
+    Cost("raw tool-free pass rate p50 (per attempt)", lambda r: r["raw_tool_free_pass_rate_p50"],
+         unit=0.05),
+    Cost("pieces", lambda r: r["total_pieces"], unit=1.0, digits=0),
+)
+
 
 def Diag(category: str, field: str, value, rule: str) -> Diagnostic:  # noqa: N802
     return Diagnostic(category, PRESETS, "", field, str(value), rule)
