@@ -10,7 +10,8 @@ days as files and written as a Parquet dataset partitioned by date (one file a d
 temporary folder; then ``minegen reconcile`` ``--repeats`` times, each in a fresh process
 under ``/usr/bin/time -v``: wall seconds, peak RSS of the largest process and sessions per
 second, and the peak of the whole process tree (the command, and with ``--engine dask`` its
-scheduler and workers, summed, sampled every 0.1 s). The same sessions in 30 files and in
+scheduler and workers, summed, sampled every 0.1 s), with the machine's load average as each
+run started. The same sessions in 30 files and in
 300 show whether memory follows the files' size or their number. Prints one JSON line per
 size and file count (medians, and each run's figures); ``--doc`` writes the section
 ``reconcile-<engine>`` of docs/performance.md.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -50,7 +52,9 @@ def dataset(run: Path, sessions: int, days: int, folder: Path) -> Path:
 
 def measure(argv: list[str]) -> dict:
     """One run of ``argv`` under /usr/bin/time -v: exit code, wall, peak RSS of the largest
-    process and of the whole tree."""
+    process and of the whole tree, and the machine's 1-minute load average as it started
+    (on a shared machine, what else was running says how far the wall can be trusted)."""
+    load = os.getloadavg()[0]
     p, tree = _run(["/usr/bin/time", "-v", *argv])
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)[1])
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr)[1]
@@ -59,7 +63,8 @@ def measure(argv: list[str]) -> dict:
     if p.returncode not in (0, 1):
         raise SystemExit(f"reconcile failed ({p.returncode}): {p.stderr[-2000:]}")
     return {"exit_code": p.returncode, "wall_s": round(secs, 2),
-            "peak_rss_mb": round(rss / 1024), "tree_peak_rss_mb": round(tree / 2**20)}
+            "peak_rss_mb": round(rss / 1024), "tree_peak_rss_mb": round(tree / 2**20),
+            "load": round(load, 1)}
 
 
 def main() -> int:
@@ -87,7 +92,7 @@ def main() -> int:
                                  a.run, "--out", tmp, "--telemetry", str(data), *extra])
                         for _ in range(a.repeats)]
             med = {k: statistics.median(r[k] for r in runs)
-                   for k in ("wall_s", "peak_rss_mb", "tree_peak_rss_mb")}
+                   for k in ("wall_s", "peak_rss_mb", "tree_peak_rss_mb", "load")}
             walls = [r["wall_s"] for r in runs]
             total = sum(sizes)
             print(json.dumps({"sessions": total, "files": len(files),
@@ -97,18 +102,21 @@ def main() -> int:
             rows.append([f"{total:,}", f"{len(files)} ({max(sizes):,})", a.engine,
                          f"{med['wall_s']:.1f} s ({min(walls):.1f}–{max(walls):.1f})",
                          f"{med['peak_rss_mb']:.0f} MB", f"{med['tree_peak_rss_mb']:.0f} MB",
-                         f"{round(total / med['wall_s']):,}"])
+                         f"{round(total / med['wall_s']):,}", f"{med['load']:.1f}"])
     if a.doc:
         perfdoc.write_section(
             f"reconcile-{a.engine}", f"Reconcile at scale ({a.engine} engine)",
             perfdoc.table(["sessions", "files (largest, sessions)", "engine",
                            "wall, median (range)", "peak RSS", "summed RSS of its processes",
-                           "sessions / s"], rows)
+                           "sessions / s", "load average at start"], rows)
             + "\n\nSynthetic telemetry on the run's boards, a Parquet dataset partitioned by "
             "date (one file a day: the same sessions over 30 or 300 days); each run "
             f"`minegen reconcile` in a fresh process under `/usr/bin/time -v`; medians of "
-            f"{a.repeats}. Bounds: 10 M sessions in under a minute and under 1 GB, in 30 "
-            "files or 300 (memory follows the largest file, not the number of files).")
+            f"{a.repeats}; the load average is the machine's (1 minute, {os.cpu_count()} "
+            "cores) as each run started, a median: above the core count, other work shared "
+            "the cores and the wall is longer than the command's own. Bounds: 10 M sessions "
+            "in under a minute and under 1 GB, in 30 files or 300 (memory follows the "
+            "largest file, not the number of files).")
     return 0
 
 
