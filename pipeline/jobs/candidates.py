@@ -277,7 +277,8 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
            "pairs_searched": searched_pairs, "group": list(group),
            "best": {n: {**b, "at": literal(b.pop("candidate"))}
                     for n, b in _best(gen, tried, names).items()},
-           "alternatives": [literal(c) for c in good[:2]],
+           "alternatives": [{"change": literal(c), "figures": c["figures"],
+                             "margin": c["margin"], "cost": c["cost"]} for c in good[:2]],
            "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"]}
                        for c in flagged[:2]],
            "untried": _untried(gen, catalog, key, names, tried)}

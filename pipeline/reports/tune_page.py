@@ -158,8 +158,10 @@ def _row_section(doc: dict, r: dict) -> Section:
                  WARN if ch["cost"] >= LARGE else None),
         ] + ([Cell("the same change as " + ", ".join(r["group"]) + ": those rows have the "
                    "same table values and fail the same lines")] if r.get("group") else [])
-          + [Cell(f"also holds, at a higher cost or less margin: {a}") for a in
-             r.get("alternatives", [])]))
+          + [Cell(f"also holds, ranked after it: {a['change']} ("
+                  + ("with margin" if a["margin"] else "within noise") + "; "
+                  + cost_words(doc, r["figures"], a["figures"]) + ")")
+             for a in r.get("alternatives", [])]))
         sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
                                       (r.get("shown", {}), ch.get("shown", {}))))
         if r.get("shipped"):
