@@ -80,8 +80,8 @@ def margin_rank(gen, results: list[dict], line, key: tuple) -> tuple[int, int, l
     hold it by strictly less; how many rows hold it; [(row key, margin)] of those rows)."""
     held = sorted((r["observed"] - line.threshold, _key(gen, r)) for r in results
                   if r["line"] == line.name and r["passed"] is True)
-    mine = next((m for m, k in held if k == key), None)
-    smaller = [(k, m) for m, k in held if mine is not None and m < mine]
+    own = next((m for m, k in held if k == key), None)
+    smaller = [(k, m) for m, k in held if own is not None and m < own]
     return len(smaller) + 1, len(held), smaller
 
 
