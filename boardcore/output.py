@@ -50,7 +50,9 @@ def _system_tree(resolved: Path) -> bool:
     return any(s == t or s.startswith(t + "/") for t in SYSTEM_TREES)
 
 
-def _folder_full(folder: Path) -> bool:
+def folder_full(folder: Path) -> bool:
+    """Under 1 MiB free where ``folder`` lies (the words a full disk wears in Arrow's and
+    Polars' own errors are not an OSError)."""
     try:
         st = os.statvfs(folder)
     except OSError:
@@ -114,7 +116,7 @@ def write_file(path: str | os.PathLike, payload: str | bytes | Callable[[Path], 
         raise InputError(f"{option} {os.fspath(path)}: cannot write there "
                          f"({describe_os_error(e)})") from None
     except Exception:
-        if _folder_full(out.parent):  # Arrow and Polars name a full disk in words of their own
+        if folder_full(out.parent):  # Arrow and Polars name a full disk in words of their own
             raise InputError(f"{option} {os.fspath(path)}: cannot write there (no space left "
                              "on the device)") from None
         raise

@@ -213,23 +213,32 @@ def exposed(folder: Path) -> list[str]:
     if not inodes:
         return hits
     for pid in marked_pids(folder):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("socket:[") and int(target[8:-1]) in inodes:
+        for inode in socket_inodes(pid):
+            if inode in inodes:
                 try:
                     cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
                 except OSError:
                     cmd = b"?"
-                hits.append(f"pid {pid} listens on {inodes[int(target[8:-1])]}: "
+                hits.append(f"pid {pid} listens on {inodes[inode]}: "
                             f"{cmd.decode(errors='replace')[:160]}")
     return hits
+
+
+def socket_inodes(pid: int) -> list[int]:
+    """The inodes of the sockets process ``pid`` holds open ([] when it is gone)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    out = []
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            out.append(int(target[8:-1]))
+    return out
 
 
 def free_port() -> int:
@@ -625,17 +634,12 @@ def listeners(folder: Path) -> list[tuple[int, int | None, str, int, str]]:
                     addr, port = f[1].split(":")
                     table[int(f[9])] = (_decode(addr), int(port, 16))
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("socket:[") and int(target[8:-1]) in table:
-                addr, port = table[int(target[8:-1])]
+        for inode in socket_inodes(pid):
+            if inode in table:
+                addr, port = table[inode]
                 found.append((pid, _netns_inode(f"/proc/{pid}/ns/net"), addr, port,
                               cmd.decode(errors="replace")[:160]))
     return found

@@ -12,7 +12,6 @@ when network namespaces cannot be made here (not root).
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -25,6 +24,7 @@ import pytest
 from slurm_local import (IFACE, SUBNET, HarnessError, NamespacesUnavailable,
                          PackagesUnavailable, _die_with_parent, listeners, marked_pids,
                          netns_names, start_hosts)
+from test_slurm import finish, manifest  # the single-node tests' own
 
 pytestmark = pytest.mark.cluster
 ROWS = "1:0,2:4,3:4"
@@ -32,7 +32,6 @@ N = 16
 SEEDS_PER_TASK = 4  # 4 blocks a row, 12 in all: work for both nodes
 BLOCKS = len(ROWS.split(",")) * N // SEEDS_PER_TASK
 AUDIT_TIMEOUT_S = 240  # a hang is a failure, not a stuck CI run
-DONE = (0, 1)  # a completed audit: 1 = some hard line failed (expected on row 2:4)
 JOB_NAME = "minegen-hosts-test"
 
 # Each node has 1 CPU and each job asks for 1 core: the two jobs can only run on two
@@ -124,24 +123,6 @@ def minegen(cmd: list[str], env: dict, cwd: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_die_with_parent)
-
-
-def finish(proc: subprocess.Popen, what: str, timeout: float) -> tuple[str, str]:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"{what} did not finish within {timeout:g} s\n{out}\n{err}")
-    if proc.returncode not in DONE:
-        pytest.fail(f"{what} exited {proc.returncode}\n--- stdout\n{out}\n--- stderr\n{err}")
-    return out, err
-
-
-def manifest(out: Path) -> dict:
-    found = sorted(out.rglob("manifest.json"))
-    assert len(found) == 1, f"expected one run folder under {out}: {found}"
-    return json.loads(found[0].read_text())
 
 
 def watch(hosts, proc: subprocess.Popen, deadline: float) -> tuple[dict, set, set]:

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from boardcore.atomic import fsync_path, tmp_name as _tmp_name, write_file  # noqa: F401 (re-exported)
 from boardcore.errors import InputError
+from boardcore.output import folder_full
 
 T = TypeVar("T")
 
@@ -51,14 +52,6 @@ def remove_stale(final: str | os.PathLike) -> list[Path]:
     return gone
 
 
-def _full(folder: Path) -> bool:
-    try:
-        st = os.statvfs(folder)
-    except OSError:
-        return False
-    return st.f_bavail * st.f_frsize < (1 << 20)
-
-
 @contextlib.contextmanager
 def os_errors(path: str | os.PathLike) -> Iterator[None]:
     """Polars and Arrow report a full disk as errors of their own (a "thrift transport
@@ -73,7 +66,7 @@ def os_errors(path: str | os.PathLike) -> Iterator[None]:
         raise
     except Exception as e:
         folder = path if path.is_dir() else path.parent
-        if _full(folder):
+        if folder_full(folder):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from e
         raise
 
