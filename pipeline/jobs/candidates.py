@@ -55,11 +55,19 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
                               {k: v for k, v in pairs.items() if v}, progress)
     every = {key: tried[key] + more.get(key, []) for key in todo}
     picks, broken, groups = _choose(gen, curve, todo, every)
+    final = {k: (c["change"], c["_raw"]) for k, c in picks.items()}
+
+    def on_table(key: tuple, c: dict) -> list[str]:
+        """What candidate ``c`` of row ``key`` would break, put in place of the row's own
+        proposal among all the others (an alternative is shown with it, never as a fix)."""
+        return curve.breaks({**final, key: (c["change"], c["_raw"])})
+
     rows, changes = [], {}
     for key, names in todo.items():
         row = _decide(gen, catalog, key, names, every[key], base.rows.get(key) or {},
                       searched_pairs=key in pairs, pick=picks.get(key),
-                      broken=broken.get(key), group=groups.get(key, []))
+                      broken=broken.get(key), group=groups.get(key, []),
+                      on_table=lambda c, key=key: on_table(key, c))
         rows.append(row)
         if row["change"]:
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
@@ -256,11 +264,13 @@ def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
 
 def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_row: dict,
             searched_pairs: bool, pick: dict | None = None,
-            broken: tuple[dict, list[str]] | None = None, group: list[str] = ()) -> dict:
+            broken: tuple[dict, list[str]] | None = None, group: list[str] = (),
+            on_table=lambda c: []) -> dict:
     """A failing row's class and proposal: ``pick`` ("one field" or "several fields"),
     else "breaks the curve" when acceptable changes exist but each breaks another line of
     the table (``broken``: the best of them and what it breaks), else "structural" with the
-    rule behind it and the best each line reached."""
+    rule behind it and the best each line reached. The alternatives and the options that
+    remove a feature carry what each would break on the whole table (``on_table``)."""
     valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
     good = [c for c in cost.ranked(tried) if c is not pick]
     flagged = [c for c in valid if c["holds"] and c["flags"]]
@@ -268,8 +278,7 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     def literal(c: dict) -> str:
         return _summary(_edits(gen, catalog, key, c["change"]))
 
-    row = {"key": list(key), "label": gen.label(key), "lines": names,
-           "tried": [{k: v for k, v in c.items() if k != "_raw"} for c in tried],
+    row = {"key": list(key), "label": gen.label(key), "lines": names, "tried": tried,
            "figures": cost.figures(gen.tune_costs, base_row),
            "shown": cost.figures(getattr(gen, "tune_shown", ()), base_row),
            "asked": {c.label: c.intent(base_row) for c in gen.tune_costs
@@ -278,9 +287,10 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
            "best": {n: {**b, "at": literal(b.pop("candidate"))}
                     for n, b in _best(gen, tried, names).items()},
            "alternatives": [{"change": literal(c), "figures": c["figures"],
-                             "margin": c["margin"], "cost": c["cost"]} for c in good[:2]],
-           "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"]}
-                       for c in flagged[:2]],
+                             "margin": c["margin"], "cost": c["cost"],
+                             "breaks": on_table(c)} for c in good[:2]],
+           "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"],
+                        "breaks": on_table(c)} for c in flagged[:2]],
            "untried": _untried(gen, catalog, key, names, tried)}
     if pick is None and broken is not None:
         c, what = broken

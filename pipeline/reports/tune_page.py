@@ -160,7 +160,8 @@ def _row_section(doc: dict, r: dict) -> Section:
                    "same table values and fail the same lines")] if r.get("group") else [])
           + [Cell(f"also holds, ranked after it: {a['change']} ("
                   + ("with margin" if a["margin"] else "within noise") + "; "
-                  + cost_words(doc, r["figures"], a["figures"]) + ")")
+                  + cost_words(doc, r["figures"], a["figures"]) + ")"
+                  + _breaks(a), WARN if a.get("breaks") else None)
              for a in r.get("alternatives", [])]))
         sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
                                       (r.get("shown", {}), ch.get("shown", {}))))
@@ -168,7 +169,7 @@ def _row_section(doc: dict, r: dict) -> Section:
             sec.blocks.extend(_shipped(r["shipped"]))
         for f in r.get("flagged", []):
             sec.blocks.append(Para(f"Not proposed: {f['change']} also holds, but "
-                                   + "; ".join(f["flags"]) + "."))
+                                   + "; ".join(f["flags"]) + _breaks(f) + "."))
         return sec
     if r.get("breaks"):
         b = r["breaks"]
@@ -184,7 +185,8 @@ def _row_section(doc: dict, r: dict) -> Section:
                           f"(at {b['at']})"))
     for f in r.get("flagged", []):
         items.append(Cell(f"an option, at a cost: {f['change']} holds every hard line by "
-                          "removing most of a feature — " + "; ".join(f["flags"]), WARN))
+                          "removing most of a feature — " + "; ".join(f["flags"])
+                          + _breaks(f), WARN))
     if doc.get("lock_key") and not r.get("breaks"):
         items.append(Cell(f"an option: accept the failure and keep the row as it is — add "
                           f"`{doc['lock_key']} = true` to its row of "
@@ -200,6 +202,11 @@ def _row_section(doc: dict, r: dict) -> Section:
                       "at a time" + (", then pairs of them" if r.get("pairs_searched") else "")))
     sec.blocks.append(Bullets(items))
     return sec
+
+
+def _breaks(c: dict) -> str:
+    """What a shown (not proposed) change would break on the whole table, said after it."""
+    return f"; but it breaks {', '.join(c['breaks'])}" if c.get("breaks") else ""
 
 
 def _shipped(sh: dict) -> list:
