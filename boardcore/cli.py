@@ -110,10 +110,3 @@ def version_line(prog: str, generator_version: str, metric_version: int) -> str:
     that key its boards and records."""
     return (f"{prog} {code_version()} (generator_version {generator_version}, "
             f"metric_version {metric_version})")
-
-
-def write_user_file(path: str, text: str, option: str, example: str) -> None:
-    """Write the file a user named with ``option``: ``boardcore.output.write_file``."""
-    from .output import write_file
-
-    write_file(path, text, option, example)

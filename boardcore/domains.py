@@ -18,7 +18,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
-EXIT_BAD_INPUT = 2
+from .cli import EXIT_BAD_INPUT
+
 INT64_MAX = (1 << 63) - 1
 UINT64_END = 1 << 64
 
@@ -75,10 +76,9 @@ class Number:
         step = 1 if self.integer else 1e-9 * max(1.0, abs(self.hi))
         below = self.lo if self.lo_open else self.lo - step
         above = self.hi if self.hi_open else self.hi + step
-        out = [repr(below) if not self.integer else str(int(below)),
-               repr(above) if not self.integer else str(int(above)),
-               "nan", "inf", "-inf", "", "1" + "0" * 20, "1e400", "ten"]
-        return out
+        return [repr(below) if not self.integer else str(int(below)),
+                repr(above) if not self.integer else str(int(above)),
+                "nan", "inf", "-inf", "", "1" + "0" * 20, "1e400", "ten"]
 
 
 class _Text:
@@ -161,10 +161,10 @@ def _wrap_adder(group) -> None:
     group.add_argument = lambda *a, **k: _declare(add, *a, **k)
 
 
-def checked(name: str, value, domain: Number, where: str = "") -> list[str]:
+def checked(name: str, value, domain: Number) -> list[str]:
     """``[]`` when ``value`` (from a profile or a library call) lies in ``domain``, else
     the one problem, worded as the parser words it."""
     if value is None or domain.holds(value):
         return []
-    return [f"{where}{name} must be {domain}; got {value!r}"]
+    return [f"{name} must be {domain}; got {value!r}"]
 

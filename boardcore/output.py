@@ -50,14 +50,31 @@ def _system_tree(resolved: Path) -> bool:
     return any(s == t or s.startswith(t + "/") for t in SYSTEM_TREES)
 
 
-def folder_full(folder: Path) -> bool:
-    """Under 1 MiB free where ``folder`` lies (the words a full disk wears in Arrow's and
-    Polars' own errors are not an OSError)."""
+def _folder_full(folder: Path) -> bool:
     try:
         st = os.statvfs(folder)
     except OSError:
         return False
     return st.f_bavail * st.f_frsize < (1 << 20)
+
+
+@contextlib.contextmanager
+def os_errors(path: str | os.PathLike):
+    """Polars and Arrow report a full disk as errors of their own (a "thrift transport
+    error"): inside this block such a failure while ``path``'s file system is full is the
+    OSError (ENOSPC, with the file name) a bad output place is reported as, exit 2; an
+    OSError that names no file (Arrow's IO errors) is given ``path``'s name."""
+    path = Path(path)
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            raise OSError(e.errno or errno.EIO, e.strerror or str(e), str(path)) from e
+        raise
+    except Exception as e:
+        if _folder_full(path if path.is_dir() else path.parent):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from e
+        raise
 
 
 def file_target(path: str | os.PathLike, option: str, example: str) -> Path:
@@ -111,15 +128,11 @@ def write_file(path: str | os.PathLike, payload: str | bytes | Callable[[Path], 
         def fill(p: Path) -> None:
             p.write_bytes(data)
     try:
-        return atomic.write_file(out, fill)
+        with os_errors(out):
+            return atomic.write_file(out, fill)
     except OSError as e:
         raise InputError(f"{option} {os.fspath(path)}: cannot write there "
                          f"({describe_os_error(e)})") from None
-    except Exception:
-        if folder_full(out.parent):  # Arrow and Polars name a full disk in words of their own
-            raise InputError(f"{option} {os.fspath(path)}: cannot write there (no space left "
-                             "on the device)") from None
-        raise
 
 
 def usable_folder(path: str | os.PathLike, option: str = "--out",

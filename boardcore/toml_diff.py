@@ -34,6 +34,9 @@ class Edit:
 
 
 def _text(v) -> str:
+    """A value as TOML writes it; ``ABSENT`` (a key one side lacks) as itself."""
+    if v is ABSENT:
+        return ABSENT
     try:
         return toml_value(v)
     except TypeError:  # an inline table: its keys in order
@@ -115,8 +118,7 @@ def diff(a: str | os.PathLike, b: str | os.PathLike,
         fa, fb = da[name], db[name]
         for key, x, y in _keys({k: v for k, v in fa.items() if not _is_rows(v)},
                                {k: v for k, v in fb.items() if not _is_rows(v)}):
-            out.append(Edit(name, "", key, _text(x) if x is not ABSENT else ABSENT,
-                            _text(y) if y is not ABSENT else ABSENT))
+            out.append(Edit(name, "", key, _text(x), _text(y)))
         for arr in [k for k in fa if _is_rows(fa[k])] + [k for k in fb if _is_rows(fb[k])
                                                            and not _is_rows(fa.get(k))]:
             ids_list = next((v for pat, v in rows.items() if fnmatch.fnmatch(name, pat)), ())
@@ -124,9 +126,7 @@ def diff(a: str | os.PathLike, b: str | os.PathLike,
             first = ids_list[0] if ids_list else ()
             for x, y, _ in pairs:
                 for key, vx, vy in _keys(x, y):
-                    out.append(Edit(name, _row_name(y, first), key,
-                                    _text(vx) if vx is not ABSENT else ABSENT,
-                                    _text(vy) if vy is not ABSENT else ABSENT,
+                    out.append(Edit(name, _row_name(y, first), key, _text(vx), _text(vy),
                                     ids={k: y[k] for k in first if k in y}))
             for y in new:
                 out.append(Edit(name, _row_name(y, first), "(row)", ABSENT, "added",

@@ -15,7 +15,7 @@ import sys
 from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, interruptible,
                            version_line)
 from boardcore.domains import INT64_MAX, Number, Parser
-from boardcore.output import file_target
+from boardcore.output import file_target, write_file
 
 command = command_for("minegen")
 RAW = argparse.RawDescriptionHelpFormatter  # the epilogs keep their line breaks
@@ -52,11 +52,9 @@ def cmd_generate(args) -> int:
     board = generate(args.level, args.depth, tables=tables, index=index, sigma=args.sigma,
                      tiers=bool(args.play))
     if args.play:  # the page's hint shows the board's tiers: they are computed for it
-        from boardcore.cli import write_user_file
-
         from .play_page import page_html
 
-        write_user_file(args.play, page_html(board), "--play", "board.html")
+        write_file(args.play, page_html(board), "--play", "board.html")
     if args.format == "json":
         doc = {
             "board": {

@@ -14,9 +14,9 @@ import sys
 
 from boardcore import domains as dom
 from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, interruptible,
-                           version_line, write_user_file)
+                           version_line)
 from boardcore.domains import Number, Parser
-from boardcore.output import file_target
+from boardcore.output import file_target, write_file
 
 from .codes import STRATEGY_NAMES
 from .errors import InputError
@@ -142,7 +142,7 @@ def cmd_generate(args) -> int:
         which = (f"daily of {args.daily}" if args.daily is not None else f"seed {args.seed}"
                  if args.seed is not None else "production board"
                  if args.index in (None, -1) else f"audit board {args.index}")
-        write_user_file(args.play, page(result, f"Play {plan.city_id} level {plan.level_id} "
+        write_file(args.play, page(result, f"Play {plan.city_id} level {plan.level_id} "
                                                 f"r{plan.revision}, {which}"),
                         "--play", "board.html")
     trace = None if args.replay is None else trace_run(result, args.replay, tools=args.tools)
@@ -164,8 +164,8 @@ def cmd_generate(args) -> int:
     return 0
 
 
-def _write_json(path: str, doc: dict) -> None:
-    write_user_file(path, json.dumps(doc, ensure_ascii=False), "--out", "pack.json")
+def _write_json(path: str, doc: dict, example: str) -> None:
+    write_file(path, json.dumps(doc, ensure_ascii=False), "--out", example)
 
 
 @command
@@ -175,7 +175,7 @@ def cmd_export_tables(args) -> int:
 
     file_target(args.out, "--out", "rows.json")  # before the work (boardcore.output)
     doc = rows_document(load_tables(args.tables))
-    _write_json(args.out, doc)
+    _write_json(args.out, doc, "rows.json")
     print(f"wrote {len(doc['rows'])} row(s) of {args.tables or 'tables/tilematch'} "
           f"(hash {doc['tableHash'][:12]}) to {args.out}")
     return 0
@@ -189,7 +189,7 @@ def cmd_export(args) -> int:
 
     file_target(args.out, "--out", "pack.json")  # before the work (boardcore.output)
     doc = board_pack(load_tables(args.tables))
-    _write_json(args.out, doc)
+    _write_json(args.out, doc, "pack.json")
     won = sum(b["witness"] is not None for b in doc["boards"])
     print(f"wrote {len(doc['boards'])} production board(s) ({won} with a witness) to {args.out}")
     return 0

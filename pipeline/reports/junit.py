@@ -101,11 +101,11 @@ def audit_document(result) -> str:
         "exit_code": result.exit_code}, timestamp=str(m.get("created_utc", ""))[:19])
 
 
-def write(path: str | os.PathLike, text: str) -> Path:
+def write(path: str | os.PathLike, text: str, example: str = "audit.xml") -> Path:
     """``--junit-xml PATH`` through the project's one output writer."""
     from boardcore.output import write_file
 
-    return write_file(path, text, "--junit-xml", "audit.xml")
+    return write_file(path, text, "--junit-xml", example)
 
 
 def reconcile_cases(doc: dict) -> list[Case]:

@@ -8,7 +8,6 @@ names are unique per process and call, so two writers never share one.
 from __future__ import annotations
 
 import contextlib
-import errno
 import glob
 import os
 import shutil
@@ -18,11 +17,9 @@ from typing import TypeVar
 
 from boardcore.atomic import fsync_path, tmp_name as _tmp_name, write_file  # noqa: F401 (re-exported)
 from boardcore.errors import InputError
-from boardcore.output import folder_full
+from boardcore.output import os_errors  # noqa: F401 (re-exported: the store's writes)
 
 T = TypeVar("T")
-
-
 
 
 def _alive(pid: int) -> bool:
@@ -50,25 +47,6 @@ def remove_stale(final: str | os.PathLike) -> list[Path]:
             tmp.unlink(missing_ok=True)
         gone.append(tmp)
     return gone
-
-
-@contextlib.contextmanager
-def os_errors(path: str | os.PathLike) -> Iterator[None]:
-    """Polars and Arrow report a full disk as errors of their own (a "thrift transport
-    error"): inside this block such a failure while ``path``'s file system is full is the
-    OSError (ENOSPC, with the file name) the jobs report as an unusable --out, exit 2."""
-    path = Path(path)
-    try:
-        yield
-    except OSError as e:
-        if e.filename is None:  # Arrow's IO errors name no file
-            raise OSError(e.errno or errno.EIO, e.strerror or str(e), str(path)) from e
-        raise
-    except Exception as e:
-        folder = path if path.is_dir() else path.parent
-        if folder_full(folder):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from e
-        raise
 
 
 def write_bytes(final: str | os.PathLike, data: bytes) -> Path:

@@ -271,11 +271,10 @@ def cmd_reconcile(args) -> int:
             refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
             print(summary(doc, folder))
             if args.junit_xml:
-                from boardcore.output import write_file
-                from pipeline.reports.junit import reconcile_document
+                from pipeline.reports import junit
 
-                print("JUnit: " + str(write_file(args.junit_xml, reconcile_document(
-                    doc, folder), "--junit-xml", "reconcile.xml")))
+                print("JUnit: " + str(junit.write(args.junit_xml, junit.reconcile_document(
+                    doc, folder), "reconcile.xml")))
     except Interrupted as e:
         done = (f"; the report was written: {folder / 'report.html'}" if folder is not None
                 else "; no report was written")
