@@ -72,20 +72,26 @@ def content_hash(root: str | os.PathLike, recursive: bool = False) -> str:
     return h.hexdigest()
 
 
-def copy_root(root: str | os.PathLike, dst: str | os.PathLike, digest: str) -> bool:
-    """Copy the table files ``digest`` covers (``content_hash`` of ``root``, flat or
-    recursive, whichever gives it) to the new folder ``dst``; False (nothing copied) when
-    neither does: the root changed since it was read."""
-    root, dst = Path(root), Path(dst)
+def hashed_files(root: str | os.PathLike, digest: str) -> list[Path] | None:
+    """The table files ``digest`` covers (``content_hash`` of ``root``, flat or recursive,
+    whichever gives it); None when neither does: the root changed since it was read."""
+    root = Path(root)
     for recursive in (False, True):
         if content_hash(root, recursive) == digest:
             found = (root.rglob if recursive else root.glob)("*.toml")
-            for p in sorted(x for x in found if x.is_file()):
-                target = dst / p.relative_to(root)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(p.read_bytes())
-            return True
-    return False
+            return sorted(x for x in found if x.is_file())
+    return None
+
+
+def copy_root(root: str | os.PathLike, dst: str | os.PathLike, digest: str) -> bool:
+    """Copy the table files ``digest`` covers to the new folder ``dst``; False (nothing
+    copied) when the root no longer hashes so."""
+    files = hashed_files(root, digest)
+    for p in files or ():
+        target = Path(dst) / p.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(p.read_bytes())
+    return files is not None
 
 
 # ----------------------------------------------------------------------- findings

@@ -240,14 +240,14 @@ def compare(gen, a: Run, b: Run, allow_cross_version: bool = False) -> RunDiff:
 def _tables_of(run: Run) -> Path | None:
     """The table root a run read: its own copy, else the root it names when that root
     still hashes as the run recorded."""
-    from boardcore.tables import content_hash
+    from boardcore.tables import hashed_files
 
     own = run.path / "tables"
     if own.is_dir():
         return own
     root = run.manifest.get("table_root")
-    if root and Path(root).is_dir() and run.manifest.get("table_hash") in (
-            content_hash(root), content_hash(root, recursive=True)):
+    if root and Path(root).is_dir() and \
+            hashed_files(root, run.manifest.get("table_hash")) is not None:
         return Path(root)
     return None
 
