@@ -112,7 +112,7 @@ class Generator(ABC):
         """Record columns whose values the plan fixes before any board is made, for boards
         [first, first + count): a column name -> one value for every board, or an array of
         ``count`` values (the stream seeds). A resumed shard whose records disagree is not
-        this row's (``store.shards.proves``): a copy of another row's shard relabelled with
+        this row's (``store.shards.disproves``): a copy of another row's shard relabelled with
         this row's key. Default: none (the key and index columns are always checked)."""
         return {}
 

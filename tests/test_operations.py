@@ -214,11 +214,11 @@ def test_a_locked_run_is_refused_and_a_tampered_shard_recomputed(tmp_path):
     frame = pl.DataFrame({"seed_index": [0, 1], "x": [1.0, 2.0]})
     expect = {"key": [1, 0], "snapshot": "abc", "n": 2}
     store.save(0, expect, frame)
-    assert store.load(0, expect).equals(frame)
-    assert store.load(0, {**expect, "snapshot": "other"}) is None  # another row's shard
+    assert store.inspect(0, expect)[0].equals(frame)
+    assert store.inspect(0, {**expect, "snapshot": "other"})[0] is None  # another row's shard
     data = store.shards / "r00000.parquet"
     pl.DataFrame({"seed_index": [0, 1], "x": [9.0, 9.0]}).write_parquet(data)  # not its bytes
-    assert store.load(0, expect) is None
+    assert store.inspect(0, expect)[0] is None
     store.remove()
 
 
@@ -341,7 +341,7 @@ def test_a_shard_that_lies_about_its_row_is_recomputed(tmp_path):
     those bytes, is refused: the records prove their row and board range themselves."""
     from types import SimpleNamespace
 
-    from pipeline.store.shards import proves
+    from pipeline.store.shards import disproves
 
     gen = SimpleNamespace(key_fields=("level_index", "node_depth"), index_field="seed_index")
     store = ShardStore.claim(tmp_path, "run", {})
@@ -353,12 +353,12 @@ def test_a_shard_that_lies_about_its_row_is_recomputed(tmp_path):
 
     expect = {"key": [1, 0], "snapshot": "abc", "n": 3, "first": 0, "count": 3}
     store.save(0, expect, rows(1, 0))
-    assert store.load(0, expect, gen).equals(rows(1, 0))
+    assert store.inspect(0, expect, gen)[0].equals(rows(1, 0))
     for liar in (rows(2, 4), rows(1, 0, first=1), rows(1, 0).reverse(),
                  pl.concat([rows(1, 0, count=2), rows(2, 4, count=1)])):
         store.save(0, expect, liar)  # a key file that matches the lying bytes
-        assert not proves(liar, gen, expect)
-        assert store.load(0, expect, gen) is None
+        assert disproves(liar, gen, expect)
+        assert store.inspect(0, expect, gen)[0] is None
     store.remove()
 
 

@@ -128,16 +128,11 @@ class ShardStore:
         stem = f"r{position:05d}"
         return self.shards / f"{stem}.parquet", self.shards / f"{stem}.json"
 
-    def load(self, position: int, expect: dict, gen=None, plan=None) -> pl.DataFrame | None:
-        """The row's records if a shard proves it holds ``expect`` (see ``inspect``), else
-        None."""
-        return self.inspect(position, expect, gen, plan)[0]
-
     def inspect(self, position: int, expect: dict, gen=None,
                 plan=None) -> tuple[pl.DataFrame | None, str]:
         """(the row's records, "") when the shard at ``position`` proves it holds
         ``expect``: its key file equals ``expect`` and the Parquet bytes match the key's
-        sha256. With ``gen`` the records prove their row themselves (``proves``; with
+        sha256. With ``gen`` the records prove their row themselves (``disproves``; with
         ``plan`` also the columns the plan fixes: stream seeds, board size ...): a key file
         rewritten to match another row's bytes is not enough. Else (None, why): "" when
         there is no shard, or the reason it is not reused."""
@@ -186,10 +181,6 @@ class ShardStore:
     def remove(self) -> None:
         self.unlock()
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def proves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> bool:
-    return not disproves(frame, gen, expect, plan)
 
 
 def disproves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> str:
