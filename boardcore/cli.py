@@ -56,15 +56,6 @@ def interruptible(prog: str):
         def wrapper(args) -> int:
             import os
             import signal
-            import threading
-
-            got: dict = {}
-
-            def body() -> None:
-                try:
-                    got["rc"] = fn(args)
-                except BaseException as e:  # handed to the main thread, raised there
-                    got["error"] = e
 
             def stop(signum, frame) -> None:
                 sys.stdout.flush()
@@ -73,20 +64,38 @@ def interruptible(prog: str):
 
             old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
             try:
-                worker = threading.Thread(target=body, name=f"{prog}-command", daemon=True)
-                worker.start()
-                while worker.is_alive():
-                    worker.join(0.05)
+                return aside(fn, args, name=f"{prog}-command")
             finally:
                 for s, handler in old.items():
                     signal.signal(s, handler)
-            if "error" in got:
-                raise got["error"]
-            return got.get("rc")
 
         return wrapper
 
     return wrap
+
+
+def aside(fn, *args, name: str = "aside", **kwargs):
+    """``fn(*args, **kwargs)`` on a daemon thread of its own while this (the main) thread
+    waits in short joins: a signal's handler runs on the main thread only, and would wait
+    for a kernel or a Polars query to return; waiting here it runs at once. What ``fn``
+    raises is raised here. An interrupted call is left to end with the process."""
+    import threading
+
+    got: dict = {}
+
+    def body() -> None:
+        try:
+            got["value"] = fn(*args, **kwargs)
+        except BaseException as e:  # handed to the main thread, raised there
+            got["error"] = e
+
+    worker = threading.Thread(target=body, name=name, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in got:
+        raise got["error"]
+    return got.get("value")
 
 
 @functools.cache

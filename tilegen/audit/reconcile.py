@@ -252,6 +252,7 @@ def cmd_reconcile(args) -> int:
     if args.engine == "local" and (args.workers is not None or args.scheduler is not None):
         raise InputError("--workers and --scheduler choose the Dask cluster: give "
                          "--engine dask with them")
+    from boardcore.cli import aside
     from pipeline.engine.interrupts import interruptible
     from pipeline.errors import Interrupted, RunInterrupted
     from pipeline.jobs.history import refresh
@@ -263,8 +264,8 @@ def cmd_reconcile(args) -> int:
     try:
         with interruptible():
             if args.engine == "local":
-                doc = _aside(reconcile, run_dir, Path(args.telemetry), fdr=args.fdr,
-                             min_sessions=args.min_sessions)
+                doc = aside(reconcile, run_dir, Path(args.telemetry), fdr=args.fdr,
+                            min_sessions=args.min_sessions)
             else:
                 doc = _on_dask(args, run_dir)
             folder = write(doc, Path(args.out))
@@ -280,29 +281,6 @@ def cmd_reconcile(args) -> int:
                 else "; no report was written")
         raise RunInterrupted(e.signum, f"interrupted ({e}){done}") from None
     return 1 if flagged(doc) else 0
-
-
-def _aside(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` on a thread of its own while this (the main) thread waits:
-    a signal's handler runs on the main thread only, and would wait for Polars to return
-    from a file's query (seconds on a large file); waiting in ``join`` it runs at once.
-    An interrupted call is left to end with the process: it only reads telemetry."""
-    import threading
-
-    got: dict = {}
-
-    def body() -> None:
-        try:
-            got["value"] = fn(*args, **kwargs)
-        except BaseException as e:  # handed to the main thread, raised there
-            got["error"] = e
-
-    worker = threading.Thread(target=body, name="reconcile", daemon=True)
-    worker.start()
-    worker.join()
-    if "error" in got:
-        raise got["error"]
-    return got["value"]
 
 
 def _on_dask(args, run_dir: Path) -> dict:
