@@ -471,6 +471,14 @@ def _env_base(folder: Path) -> dict:
             MARKER: str(folder)}
 
 
+def _stop_quietly(cluster) -> None:
+    """Stop a cluster that failed to start; the start's own error is the one reported."""
+    try:
+        cluster.stop(grace=5)
+    except HarnessError:
+        pass
+
+
 def _munged(cmd_prefix: list[str], folder: Path, keydir: Path, key: Path,
             sock: Path) -> list[str]:
     return [*cmd_prefix, _which("munged"), "--foreground", f"--socket={sock}",
@@ -523,10 +531,7 @@ def start(folder: str | os.PathLike | None = None, timeout: float = 60,
                 _terminate([procs.pop("slurmd").pid, procs.pop("slurmctld").pid], 5)
                 write_conf(folder, node_words, node, sock)  # new ports
     except BaseException:
-        try:
-            cluster.stop(grace=5)
-        except HarnessError:
-            pass
+        _stop_quietly(cluster)  # a half-started cluster leaves nothing behind
         raise
     cluster.timings["up"] = round(time.monotonic() - t0, 2)
     cluster.save()
@@ -852,10 +857,7 @@ def start_hosts(hosts: int = 2, timeout: float = 60, tie: bool = True) -> HostsS
               lambda: cluster.node_states() == {n: "idle" for n in nodes}, timeout,
               cluster, procs)
     except BaseException:
-        try:
-            cluster.stop(grace=5)
-        except HarnessError:
-            pass
+        _stop_quietly(cluster)  # a half-started cluster leaves nothing behind
         raise
     cluster.timings["up"] = round(time.monotonic() - t0, 2)
     return cluster

@@ -79,6 +79,16 @@ def manifest(out: Path) -> dict:
     return json.loads(found[0].read_text())
 
 
+def same_as_local(m: dict, local: subprocess.Popen, out_local: Path, boards: int) -> None:
+    """The SLURM run's manifest ``m`` against the LocalCluster run ``local`` writes to
+    ``out_local``: the same records, every board."""
+    finish(local, "minegen audit (LocalCluster)", AUDIT_TIMEOUT_S)
+    ref = manifest(out_local)
+    assert "LocalCluster" in ref["scheduler"]
+    assert m["records_sha256"] == ref["records_sha256"]
+    assert m["boards"] == ref["boards"] == boards
+
+
 def test_audit_workers_are_slurm_jobs_and_records_match_localcluster(slurm, tmp_path):
     out_slurm, out_local, cwd = tmp_path / "slurm", tmp_path / "local", tmp_path / "cwd"
     for d in (out_slurm, out_local, cwd):
@@ -138,11 +148,7 @@ def test_audit_workers_are_slurm_jobs_and_records_match_localcluster(slurm, tmp_
 
     local = minegen("audit", "--rows", ROWS, "--n", str(N), "--workers", "1",
                     "--out", str(out_local), env={**os.environ}, cwd=cwd)
-    finish(local, "minegen audit (LocalCluster)", AUDIT_TIMEOUT_S)
-    ref = manifest(out_local)
-    assert "LocalCluster" in ref["scheduler"]
-    assert m["records_sha256"] == ref["records_sha256"]
-    assert m["boards"] == ref["boards"] == N * len(ROWS.split(","))
+    same_as_local(m, local, out_local, N * len(ROWS.split(",")))
     print(f"\nSLURM audit {wall_slurm:.1f} s, jobs {sorted(ours.items())}, "
           f"timings {m['timings_s']}; harness {slurm.timings}")
 

@@ -24,7 +24,7 @@ import pytest
 from slurm_local import (IFACE, SUBNET, HarnessError, NamespacesUnavailable,
                          PackagesUnavailable, _die_with_parent, listeners, marked_pids,
                          netns_names, start_hosts)
-from test_slurm import finish, manifest  # the single-node tests' own
+from test_slurm import finish, manifest, same_as_local  # the single-node tests' own
 
 pytestmark = pytest.mark.cluster
 ROWS = "1:0,2:4,3:4"
@@ -233,11 +233,7 @@ def test_audit_on_two_hosts_computes_rows_on_both_and_matches_localcluster(hosts
         assert m["workers"] == 2, m  # the audit's own count of workers that returned blocks
         assert m["exit_code"] == proc.returncode
 
-        finish(local, "minegen audit (LocalCluster)", AUDIT_TIMEOUT_S)
-        ref = manifest(out_local)
-        assert "LocalCluster" in ref["scheduler"]
-        assert m["records_sha256"] == ref["records_sha256"]
-        assert m["boards"] == ref["boards"] == N * len(ROWS.split(","))
+        same_as_local(m, local, out_local, N * len(ROWS.split(",")))
         print(f"\nSLURM audit on two hosts {wall_slurm:.1f} s (both audits "
               f"{time.monotonic() - t0:.1f} s), jobs {node_of_job}, blocks per node "
               f"{ {n: len(b) for n, b in blocks.items()} }, timings {m['timings_s']}; "
