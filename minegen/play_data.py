@@ -23,20 +23,11 @@ from ._kernels.tiers import solve_tiers
 from .codes import ENUM_CAP, W8, Defect, Tier
 from .errors import DefectError
 from .generate import Board, generate
+from .guesses import TIER_WORDS
+from .guesses import f1_tier as _record_f1_tier
 from .table_model import Tables
 
 FORMAT = 1  # the layout of ``board_data`` / ``reference``; the JS reads format 1
-# The tiers in the project's words (docs/design.md "Difficulty tiers", the audit report's
-# tier section), with the one-line reason the page's legend gives a designer.
-TIER_WORDS = {
-    Tier.CASCADE: ("zero cascades and fog",
-                   "an open 0 opens its neighbours; fog next to an open cell is known safe"),
-    Tier.SINGLE: ("single-cell rule", "one number alone proves the cell safe"),
-    Tier.SUBSET: ("subset rule", "two overlapping numbers, compared, prove it safe"),
-    Tier.GLOBAL: ("global mine count", "the number of mines left proves it safe"),
-    Tier.ENUMERATE: ("exact enumeration of each frontier component",
-                     "every placement of mines that fits the open numbers leaves it safe"),
-}
 RECORD_KEYS = ("level_index", "node_depth", "row_level", "row_depth", "seed_index", "sigma",
                "stream_seed", "mines", "safe", "fog_cells", "fog_regions_requested",
                "fog_regions_achieved", "inferability", "inferability_core",
@@ -53,7 +44,7 @@ def make_board(level: int, depth: int, index: int = 0, tables: Tables | None = N
 
 def f1_tier(board: Board) -> Tier:
     """F1's own tier: its fixpoint is R-infinity (SPEC §5; ``attempt._attempt``)."""
-    return Tier.SUBSET if board.record["solver_rules"] == "single_subset" else Tier.SINGLE
+    return _record_f1_tier(board.record)
 
 
 def board_data(board: Board) -> dict:

@@ -20,15 +20,12 @@ from pathlib import Path
 from boardcore import assets
 
 from .codes import Tier
+from .board_lines import outcome
 from .generate import Board
+from .guesses import TIER_COLORS
 from .play_data import board_data
 
 JS_MODULE = assets.path("runtime", "minesweeper.js")
-# one colour per tier, light enough for the tier digit drawn on it
-TIER_COLORS = {Tier.CASCADE: "#8ecae6", Tier.SINGLE: "#95d5b2", Tier.SUBSET: "#ffd166",
-               Tier.GLOBAL: "#f4a261", Tier.ENUMERATE: "#cdb4db"}
-EXIT_WORDS = {"met": "met its targets", "accept_best": "best of its attempts (degraded)",
-              "accept_least_bad": "least bad attempt (illegal)"}
 
 CSS = """
 body { font: 15px/1.4 system-ui, sans-serif; margin: 16px 20px; color: #1d2330; }
@@ -201,7 +198,7 @@ def _legend(data: dict) -> str:
             f"); tiers above {f1} only grade difficulty.</p>{''.join(rows)}</section>")
 
 
-def _about(data: dict) -> str:
+def _about(data: dict, board: Board) -> str:
     r = data["record"]
     tier_words = {t["tier"]: t["words"] for t in data["solver"]["tiers"]}
     tier = (f"{r['tier']} ({tier_words[r['tier']]})" if r["tier"] in tier_words
@@ -211,11 +208,14 @@ def _about(data: dict) -> str:
         ("Mines", r["mines"]), ("Safe cells", r["safe"]),
         ("Fog cells", f"{r['fog_cells']} ({r['fog_regions_achieved']} of "
                       f"{r['fog_regions_requested']} asked-for regions placed)"),
-        ("Opens without a guess", f"{r['inferability']:.1%} of safe cells (target "
-                                  f"{100 * r['inferability_target']:g}%)"),
+        ("F1 player opens without a guess",
+         f"{r['inferability']:.1%} of safe cells (tiers 0–{data['solver']['f1_tier']}; "
+         f"target {100 * r['inferability_target']:g}%)"),
         ("Without fog cells", f"{r['inferability_core']:.1%}"),
         ("Difficulty tier", tier),
-        ("Generator outcome", EXIT_WORDS.get(r["exit"], r["exit"])),
+        ("A guess even for tier 4", f"{r['guess_share']:.1%} of safe cells (no tier opens "
+                                    "them)" if r["guess_share"] >= 0 else "not computed"),
+        ("Generator outcome", outcome(board.record)),
         ("Stream seed", r["stream_seed"]),
         ("Make it again", f"<code>{html.escape(data['command'])}</code>"),
     ]
@@ -264,7 +264,7 @@ def page_html(board: Board) -> str:
 var(--s))"></div>
 <p id="guess" hidden>Guess forced: no tier can prove any closed cell safe. Whatever you dig
 next is a guess.</p>
-{_about(data)}
+{_about(data, board)}
 </section>
 <aside>{how}{_legend(data)}</aside>
 </main>

@@ -99,3 +99,99 @@ def test_a_board_missing_fog_shows_where_fog_could_go(default_tables):
     cells = re.search(r'data-kind="eligible" data-cells="([^"]*)"', svg)
     drawn = {tuple(map(int, c.split(","))) for c in cells.group(1).split()} if cells else set()
     assert drawn == {(x, y) for y, x in zip(*elig.nonzero()) if not board.fog[y, x]}
+
+def _picture_kinds(svg: str) -> dict[str, set[tuple[int, int]]]:
+    import re
+
+    return {kind: {tuple(map(int, c.split(","))) for c in cells.split()} for kind, cells in
+            re.findall(r'data-kind="([^"]+)" data-cells="([^"]*)"', svg)}
+
+
+def test_guess_cells_are_coloured_by_the_tier_that_first_opens_them(default_tables):
+    """Issue 31: board (3, 4)#106 showed its F1-closed cells as "needs a guess" though tier 4
+    proves every one. The picture's marks are read back and held to the slow twin of the
+    tiers (tests/naive_tiers.py), run on the board's layout: a cell F1 leaves closed is
+    drawn in the colour of the tier that first opens it, and only a cell no tier opens is
+    "a guess even for tier 4"; each legend line counts its cells."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import naive_tiers as NT
+
+    from minegen.audit.boards import board_svg
+
+    seen_kinds = set()
+    for index in (106, 1):  # 106: every closed cell tier 4's; 1: some no tier opens
+        board = generate(3, 4, tables=default_tables, index=index, tiers=True)
+        grid = lambda g: [(int(x), int(y)) for y, x in zip(*g.nonzero())]  # noqa: E731
+        f1 = 2 if board.record["solver_rules"] == "single_subset" else 1
+        twin = NT.tiers(board.width, board.height, grid(board.mines), grid(board.fog),
+                        grid(board.r0), f1)
+        safe = {c for c in (tuple(c) for c in grid(~board.mines))}
+        by_tier = {t: {c for c, tt in twin["R"].items() if tt == t} for t in range(5)}
+        never = safe - set(twin["R"])
+        drawn = _picture_kinds(board_svg(board, f"row (3, 4), board {index}"))
+        svg = board_svg(board, "")
+        assert drawn["closed"] == never | set().union(*(by_tier[t] for t in range(f1 + 1, 5)))
+        for t in range(f1 + 1, 5):
+            assert drawn.get(f"tier-{t}", set()) == by_tier[t], (index, t)
+            if by_tier[t]:
+                assert f"tier {t} proves it: {len(by_tier[t])}<" in svg
+                seen_kinds.add(t)
+        assert drawn["closed"] - set().union(*(drawn.get(f"tier-{t}", set())
+                                               for t in range(5))) == never
+        if never:
+            assert f"guess even for tier 4 (no tier proves it): {len(never)}<" in svg
+            seen_kinds.add("never")
+        else:
+            assert "guess even for tier 4" not in svg
+        assert "needs a guess" not in svg
+    assert seen_kinds >= {4, "never"}  # both marks were exercised
+
+
+def test_play_page_outcome_agrees_with_every_hard_line_of_its_board(default_tables,
+                                                                     fixture_tables):
+    """Issue 31: the page of (3, 4)#106 said "met its targets" beside "0 of 2 asked-for fog
+    regions placed". The outcome line names exactly the hard lines the board counts against,
+    each judged here from the record by the audit's per-board tests (A: below the target,
+    A': illegal, B: a region missing where the row asks for fog and has a pool, B': fog on
+    a row that asks for none), and says "met" of the inferability target only."""
+    import html
+    import re
+
+    from minegen.play_page import page_html
+
+    boards = [generate(3, 4, tables=default_tables, index=106, tiers=True),
+              generate(1, 0, tables=default_tables, index=0, tiers=True),
+              *(generate(2, 0, tables=fixture_tables("two_regions"), index=i, tiers=True)
+                for i in range(6))]
+    seen = set()
+    for board in boards:
+        r = board.record
+        t = r["inferability_target"]
+        fails = set()
+        if r["inferability"] < t or r["inferability_core"] < t:
+            fails.add("A")
+        if r["exit"] == "accept_least_bad":
+            fails.add("A'")
+        if r["fog_regions_requested"] and not r["pool_empty"] and \
+                r["fog_regions_achieved"] < r["fog_regions_requested"]:
+            fails.add("B")
+        if r["fog_regions_requested"] == 0 and r["fog_cells"]:
+            fails.add("B'")
+        page = page_html(board)
+        said = html.unescape(re.search(r"<dt>Generator outcome</dt><dd>(.*?)</dd>",
+                                       page).group(1))
+        named = set(re.findall(r"line (A''|A'|A|B'|B) \(", said))
+        assert named == fails, (r["seed_index"], said)
+        assert "met its targets" not in said
+        if r["exit"] == "met":
+            assert said.startswith("met the inferability target")
+        if not fails:
+            assert "counts against no hard line" in said
+        if "B" in fails:
+            assert (f"{r['fog_regions_achieved']} of {r['fog_regions_requested']} asked-for "
+                    "fog regions placed") in said
+        seen |= fails or {"none"}
+    assert seen >= {"B", "none"}  # both kinds of board were exercised

@@ -4,11 +4,13 @@
 derive_at("board_gen", sigma(L, D) + index)) and draws it; it runs on a worker, where the
 kernels are loaded. What a cell shows, the same as the text view (``minegen generate``):
 a mine (dark), its number, fog (grey, the number the player does not see in grey
-italics), the 3x3 spawn (outlined), and the safe cells an informed player cannot open
-without a guess (amber); on a board missing fog regions (line B) also the cells eligible
-for fog, their largest 4-connected patch and the size a region needs. Each kind is one
-path carrying ``data-cells`` (the cells it draws), so a test reads the picture back, and
-a picture stays a few kilobytes.
+italics), the 3x3 spawn (outlined), and the safe cells F1's player cannot open without a
+guess (``closed``), each coloured by the tier that first proves it (``tier-3``,
+``tier-4``: a guess for the F1 player only) or, when no tier does, as a guess even for
+tier 4 (``minegen.guesses`` says which claim is which); on a board missing fog regions
+(line B) also the cells eligible for fog, their largest 4-connected patch and the size a
+region needs. Each kind is one path carrying ``data-cells`` (the cells it draws), so a
+test reads the picture back, and a picture stays a few kilobytes.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ import html
 
 import numpy as np
 
+from ..codes import Tier
+from ..guesses import TIER_COLORS, UNPROVED_COLOR, guesses
 
 CELL = 16  # px per cell: numbers read without zoom
-COLORS = {"mine": "#5d1010", "closed": "#ffd166", "fog": "#b0b0b0", "open": "#f7f7f7",
-          "eligible": "#b7e4c7", "patch": "#2d6a4f"}
-# the kinds drawn as one path each (a cell may be several: fog over eligible, ...)
-LAYERS = ("eligible", "mine", "closed", "fog")
+COLORS = {"mine": "#5d1010", "closed": UNPROVED_COLOR, "fog": "#b0b0b0", "open": "#f7f7f7",
+          "eligible": "#b7e4c7", "patch": "#2d6a4f",
+          **{f"tier-{int(t)}": c for t, c in TIER_COLORS.items()}}
+# the kinds drawn as one path each, later over earlier (a cell may be several: fog over
+# eligible; a tier's colour over ``closed``, every cell F1 leaves closed)
+LAYERS = ("eligible", "mine", "closed", *(f"tier-{int(t)}" for t in Tier), "fog")
 
 
 def kinds(board) -> dict[tuple[int, int], set[str]]:
@@ -99,13 +105,18 @@ def board_svg(board, title: str, region: int = 0) -> str:
                 layers[name].append((x, y))
         if elig is not None and elig[y, x] and not ({"mine", "fog"} & kind):
             layers["eligible"].append((x, y))
+    g = guesses(board)
+    for t, cells in g.by_tier.items():
+        layers[f"tier-{int(t)}"] = cells
     notes = []
     if elig is not None:
         patch = largest_patch(elig)
         notes = [f"eligible for fog: {int(elig.sum())} cells;",
                  f"largest 4-connected patch {int(patch.sum())} cells; a region needs {region}"]
+    marks = guess_legend(g)
     vw = max(w + 2, 330)  # room for the legend and the notes on narrow boards
-    legend_h = 16 * (2 + len(notes))
+    key_lines = 2 if elig is not None else 1  # the three-per-line keys below
+    legend_h = 16 * (key_lines + len(marks) + len(notes))
     parts = [f'<svg viewBox="0 0 {vw} {h + legend_h + 8}" width="{vw}" '
              f'height="{h + legend_h + 8}" class="board" role="img" '
              f'font-family="system-ui, sans-serif" font-size="11">',
@@ -136,21 +147,39 @@ def board_svg(board, title: str, region: int = 0) -> str:
     parts.append(f'<rect x="{1 + (sx - 1) * CELL}" y="{1 + (sy - 1) * CELL}" '
                  f'width="{3 * CELL}" height="{3 * CELL}" fill="none" stroke="#1f77b4" '
                  f'stroke-width="1.5" data-kind="spawn-outline"/>')
-    legend = [("mine", COLORS["mine"]), ("fog", COLORS["fog"]),
-              ("needs a guess", COLORS["closed"]), ("spawn", "none")]
+    legend = [("mine", COLORS["mine"]), ("fog", COLORS["fog"]), ("spawn", "none")]
     if elig is not None:
         legend += [("eligible for fog", COLORS["eligible"]), ("largest patch", "patch")]
-    for i, (label, color) in enumerate(legend):  # three per line
-        x, y = 1 + (i % 3) * 110, h + 8 + (i // 3) * 16
+    spots = [(1 + (i % 3) * 110, h + 8 + (i // 3) * 16) for i in range(len(legend))]
+    top = h + 8 + 16 * key_lines
+    legend += marks  # one line each: the guess marks say what they claim
+    spots += [(1, top + 16 * i) for i in range(len(marks))]
+    for (label, color), (x, y) in zip(legend, spots):
         stroke = (f' stroke="{COLORS["patch"]}"' if color == "patch" else
                   ' stroke="#1f77b4"' if color == "none" else "")
         fill = "none" if color in ("none", "patch") else color
         parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{fill}"{stroke}/>'
                      f'<text x="{x + 13}" y="{y + 9}">{label}</text>')
     for i, note in enumerate(notes):
-        parts.append(f'<text x="1" y="{h + 8 + 16 * (2 + i) + 9}">{html.escape(note)}</text>')
+        y = top + 16 * (len(marks) + i) + 9
+        parts.append(f'<text x="1" y="{y}">{html.escape(note)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def guess_legend(g) -> list[tuple[str, str]]:
+    """(label, colour) of each guess mark the board carries, with its cell count: a guess
+    for the F1 player that tier t proves, and a guess even for tier 4 (``closed``)."""
+    rules = f"tiers 0–{int(g.f1)}"
+    if not g.computed:
+        return [(f"guess for F1 ({rules}; tiers not computed): {len(g.closed)}",
+                 COLORS["closed"])] if g.closed else []
+    out = [(f"guess for F1 ({rules}); tier {int(t)} proves it: {len(cells)}",
+            COLORS[f"tier-{int(t)}"]) for t, cells in g.by_tier.items() if cells]
+    if g.unproved:
+        out.append((f"guess even for tier 4 (no tier proves it): {len(g.unproved)}",
+                    COLORS["closed"]))
+    return out or [(f"no guess: F1 ({rules}) opens every safe cell", COLORS["open"])]
 
 
 def made(plan, index: int, tiers: bool = True):

@@ -46,7 +46,8 @@ DRILL = Drill(
     sweep=sweep_grid,
     intro="Per row: why it fails (or nearly fails), which table fields move that line and "
           "which way, a sweep to find the value, and its worst boards (the audit's own "
-          "seeds; amber cells need a guess).",
+          "seeds; a safe cell the F1 player must guess is coloured by the tier that proves it, "
+          "red where no tier does: a guess even for tier 4).",
 )
 
 
