@@ -201,15 +201,20 @@ def cmd_telemetry_synth(args) -> int:
     from boardcore.output import usable_folder
 
     from .table_loader import load_tables
-    from .telemetry import synth
+    from .telemetry import players, synth
 
     out = usable_folder(args.out, "--out")  # before the boards: nothing made when refused
+    if args.sessions * args.seeds > players.MAX_PLAYERS:
+        raise InputError(f"--sessions {args.sessions} x --seeds {args.seeds} players per "
+                         f"city is more than {players.MAX_PLAYERS:,}: give fewer")
     boards = synth.boards(load_tables(args.tables), args.seeds)
-    frame, info = synth.sessions(boards, args.sessions, args.days,
-                                 synth.Model(anomalies=args.anomalies), args.seed)
+    # players walk each city's levels (decision 257): SESSIONS x SEEDS players per city
+    frame, info = players.sessions(boards, args.sessions * args.seeds, args.days,
+                                   players.Players(anomalies=args.anomalies), args.seed)
     data, meta = synth.write(out, frame, info)
-    print(f"wrote {frame.height} SYNTHETIC sessions on {boards.height} boards to {data} "
-          f"(model and the {len(info['abnormal_boards'])} planted abnormal boards: {meta})")
+    print(f"wrote {frame.height} SYNTHETIC sessions of {info['players_per_city']} players "
+          f"per city on {boards.height} boards to {data} (model and the "
+          f"{len(info['abnormal_boards'])} planted abnormal boards: {meta})")
     return 0
 
 
@@ -309,13 +314,17 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = t.add_subparsers(dest="telemetry_cmd", required=True, parser_class=Parser)
     s = tsub.add_parser("synth", formatter_class=RAW, epilog=BOARD_EXIT_HELP,
                         help="write synthetic sessions with planted abnormal boards",
-                        description="Sessions of a documented synthetic player model on "
-                                    "each row's production board and audit boards "
-                                    "0 .. SEEDS-2, with planted abnormal boards; every file "
-                                    "says it is synthetic.")
+                        description="Sessions of a documented synthetic player model: "
+                                    "players of varied skill walk each city's levels in "
+                                    "order on a board of each row (the production board "
+                                    "or audit boards 0 .. SEEDS-2), retrying or quitting, "
+                                    "with planted abnormal boards; every file says it is "
+                                    "synthetic.")
     s.add_argument("--out", required=True, help="folder to write into")
     s.add_argument("--seeds", type=Number(1, 4096, what="boards"), default=6, help="boards per row (default 6)")
-    s.add_argument("--sessions", type=Number(1, 10**6, what="sessions"), default=400, help="sessions per board (default 400)")
+    s.add_argument("--sessions", type=Number(1, 10**6, what="sessions"), default=400, help="SESSIONS x SEEDS players per city: about SESSIONS "
+                   "sessions on each level-1 board, fewer players at later levels (default "
+                   "400)")
     s.add_argument("--days", type=Number(1, 3660, what="days"), default=30, help="days the sessions span (default 30)")
     s.add_argument("--anomalies", type=Number(0, 4096, what="boards"), default=4, help="planted abnormal boards (default 4)")
     s.add_argument("--seed", type=dom.SEED64, default=7, help="seed of the model's draws (default 7)")

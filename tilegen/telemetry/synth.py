@@ -79,6 +79,7 @@ def boards(catalog, seeds: int) -> pl.DataFrame:
                                             c["pass_rate_slot_build"][i],
                                             c["pass_rate_risk_averse"][i])),
                         "peak": float(c["avg_peak_slot_usage"][i]),
+                        "tool_free": float(c["tool_free_pass_rate"][i]),
                         "fail_step": float(fail) if fail == fail else plan.total_pieces / 2,
                         "pieces": plan.total_pieces,
                         "duration": (sum(plan.target_duration_sec) / 2
@@ -92,8 +93,14 @@ MULT = np.uint64(6364136223846793005)
 def uniforms(seed: int, n: int, k: int) -> np.ndarray:
     """float64[k, n] in [0, 1): the first k outputs / 2^32 of the PCG32 streams
     ``pcg32_srandom_r(seed, i)``, i = 0 .. n-1 (the protocol's seeding and output step)."""
+    return uniforms_at(seed, np.arange(n, dtype=np.uint64), k)
+
+
+def uniforms_at(seed: int, streams: np.ndarray, k: int) -> np.ndarray:
+    """float64[k, len(streams)]: as ``uniforms``, of the given stream ids (each < 2^63)."""
+    n = len(streams)
     with np.errstate(over="ignore"):
-        inc = (np.arange(n, dtype=np.uint64) << np.uint64(1)) | np.uint64(1)
+        inc = (np.asarray(streams, dtype=np.uint64) << np.uint64(1)) | np.uint64(1)
         state = inc.copy()  # state = 0; step: 0 * MULT + inc
         state = state + np.uint64(seed % 2**64)
         state = state * MULT + inc
