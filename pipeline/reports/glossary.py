@@ -64,11 +64,28 @@ def _wanted(term: str) -> bool:
     return len(term) >= 2 and term != "N" and bool(re.search(r"[\d_A-Z\-③§ ]", term))
 
 
+@functools.lru_cache(maxsize=4096)
 def _pattern(term: str, tail: str = "") -> re.Pattern:
     """A term as a whole word; a number ("05", the design's part) only as cited: "05 §16";
-    ``tail``: a further condition after it."""
+    ``tail``: a further condition after it. Compiled once per term (a page asks for each
+    term once per block)."""
     return re.compile(r"(?<![\w-])" + re.escape(term) + r"(?![\w-])"
                       + (r"(?= §)" if term.isdigit() else "") + tail)
+
+
+def _first(term: str, pattern: re.Pattern, text: str) -> re.Match | None:
+    """``pattern.search(text)`` for a pattern that opens with a lookbehind and ``term``
+    (``_pattern``): tried only where ``term`` occurs (str.find), since a match can start
+    nowhere else. The regex engine finds no literal prefix behind a lookbehind and would
+    try every position of a long page otherwise; the lookbehind still sees the text
+    before the position tried."""
+    at = text.find(term)
+    while at >= 0:
+        m = pattern.match(text, at)
+        if m:
+            return m
+        at = text.find(term, at + 1)
+    return None
 
 
 def _texts(sections: list[Section]) -> str:
@@ -97,10 +114,10 @@ def used(sections: list[Section], jargon: tuple[tuple[str, str], ...] = ()
     known = entries()
     found = {}
     for term, definition in sorted(known.items()):
-        if _wanted(term) and _pattern(term).search(text):
+        if _wanted(term) and _first(term, _pattern(term), text):
             found[term] = definition
     for word, term in jargon:
-        if term in known and _pattern(word).search(text):
+        if term in known and _first(word, _pattern(word), text):
             found[word] = known[term]
     return found
 
@@ -124,7 +141,9 @@ def hover(html_text: str, words: dict[str, str], escape) -> str:
     """``html_text`` (escaped, with its tags) with the first occurrence of each word outside
     a tag wrapped as ``<abbr title="definition">``."""
     for term in sorted(words, key=len, reverse=True):  # longer terms first: "Q risk" > "Q"
-        title = escape(words[term])
-        html_text = _pattern(escape(term), _TAG_AHEAD).sub(
-            lambda m: f'<abbr title="{title}">{m.group(0)}</abbr>', html_text, count=1)
+        written = escape(term)
+        m = _first(written, _pattern(written, _TAG_AHEAD), html_text)
+        if m:  # what ``sub(..., count=1)`` writes
+            html_text = (f'{html_text[:m.start()]}<abbr title="{escape(words[term])}">'
+                         f"{m.group(0)}</abbr>{html_text[m.end():]}")
     return html_text
