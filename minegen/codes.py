@@ -198,6 +198,9 @@ class KernelRow(NamedTuple):
     region_count: int  # fog_region_count
     region_size: int
     use_subset: bool  # solver_rules == "single_subset"
+    # A what-if rule, never a table's (``RowPlan.what_if``): stage 2 redraws the mines it
+    # removes. False on every table row, so no extra draw is made and boards are the SPEC's.
+    redraw: bool = False
 
 
 class KernelPool(NamedTuple):

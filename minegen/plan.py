@@ -11,6 +11,9 @@ from .codes import Constraint, KernelInputs, KernelPool, KernelRow
 from .table_model import BoardGenRow, Tables, VariationRow
 
 
+REDRAW_REMOVED = "redraw_removed_mines"  # the what-if rule of stage 2 (``RowPlan.what_if``)
+
+
 @dataclass(frozen=True)
 class RowPlan:
     level: int  # requested level_index
@@ -18,6 +21,10 @@ class RowPlan:
     row: BoardGenRow  # the resolved row (R1 floor)
     pool: tuple[VariationRow, ...]  # A4 F1 pool, sorted by variant_id
     dig_ap_cost: int
+    # A what-if rule in place of the SPEC's (empty: the SPEC's, as every table row is):
+    # REDRAW_REMOVED makes stage 2 redraw the mines it removes. Only ``minegen tune`` sets
+    # it, to show the design team what changing the rule would buy (decision 263).
+    what_if: str = ""
 
     @property
     def width(self) -> int:
@@ -47,7 +54,7 @@ class RowPlan:
             planned_mines=int(r.planned_mines), target=float(r.inferability_target),
             min_safe=int(r.min_safe_count), attempts=int(r.max_gen_attempts),
             region_count=int(r.fog_region_count), region_size=int(r.region_size),
-            use_subset=bool(self.use_subset),
+            use_subset=bool(self.use_subset), redraw=self.what_if == REDRAW_REMOVED,
         )
         return KernelInputs(row=row, pool=pool)
 

@@ -152,9 +152,24 @@ def remove_near_spawn(mines, W, H):
     return set(mines) - closure - ring(closure, W, H)
 
 
-def place_mines(rng, W, H, N):
-    """SPEC §4 stage 2: partial Fisher-Yates, then remove-only. Returns the final mines."""
-    return remove_near_spawn(fisher_yates_mines(rng, W, H, N), W, H)
+def place_mines(rng, W, H, N, redraw=False):
+    """SPEC §4 stage 2: partial Fisher-Yates, then remove-only. Returns the final mines.
+    ``redraw``: the what-if rule tune measures (never the SPEC's): the removed mines are
+    drawn again, by the same partial Fisher-Yates, among the row-major cells outside the
+    spawn, the closure and its ring that hold no mine."""
+    drawn = fisher_yates_mines(rng, W, H, N)
+    kept = remove_near_spawn(drawn, W, H)
+    if redraw and len(drawn) > len(kept):
+        nums = numbers(drawn, W, H)
+        closure = zero_flood_closure(spawn_cells(W, H), drawn, nums, W, H)
+        out = closure | ring(closure, W, H) | spawn_cells(W, H) | kept
+        cand = [c for c in sorted(all_cells(W, H), key=row_major) if c not in out]
+        k = min(len(drawn) - len(kept), len(cand))
+        for j in range(k):
+            t = j + rng.bounded(len(cand) - j)
+            cand[j], cand[t] = cand[t], cand[j]
+        kept = kept | set(cand[:k])
+    return kept
 
 
 # ----------------------------------------------------------------------------- stage 3
@@ -423,7 +438,7 @@ def _param(row, name):
     return row[name] if isinstance(row, dict) else getattr(row, name)
 
 
-def generate(row_params, pool, seed, rng_factory=None):
+def generate(row_params, pool, seed, rng_factory=None, redraw=False):
     """SPEC §4 stages 2-4 for one stream seed.
 
     ``row_params``: a BoardGenRow or a dict with its field names; ``pool``: the variant pool
@@ -446,7 +461,7 @@ def generate(row_params, pool, seed, rng_factory=None):
 
     attempts = []
     for k in range(1, max_attempts + 1):
-        mines = place_mines(rng, W, H, N)
+        mines = place_mines(rng, W, H, N, redraw)
         variation, achieved = place_fog(rng, W, H, mines, pool, count, t)
         fog = fog_of(variation, pool)
         check_hard_bounds(W, H, mines, fog, variation)

@@ -81,3 +81,47 @@ def test_n_to_clear_of_a_share_just_above_its_threshold():
     n = n_to_clear(0.953, 0.95)
     assert n is not None and 10_000 < n < 40_000
     assert wilson(round(0.953 * n), n)[0] > 0.95 >= wilson(round(0.953 * (n - 1)), n - 1)[0]
+
+
+def test_quantile_bounds_are_the_order_statistics_around_the_quantile():
+    """``aggregate.quantile_bounds``: the boards' values at ranks n q -/+ 1.96 sqrt(n q
+    (1 - q)) (floor / ceil, clipped), read from the sorted values by hand."""
+    import math
+
+    import numpy as np
+    import polars as pl
+
+    from pipeline.analysis.aggregate import quantile_bounds
+
+    rng = np.random.default_rng(7)
+    for n, q in ((256, 0.10), (256, 0.50), (40, 0.10), (5, 0.5)):
+        x = rng.random(n)
+        got = pl.DataFrame({"k": [0] * n, "x": x}).group_by("k").agg(
+            *quantile_bounds("x", q)).row(0, named=True)
+        half = 1.96 * math.sqrt(n * q * (1 - q))
+        lo, hi = max(0, math.floor(n * q - half)), min(n - 1, math.ceil(n * q + half))
+        xs = sorted(x)
+        assert got[f"x_p{round(q * 100)}_lo"] == xs[lo]
+        assert got[f"x_p{round(q * 100)}_hi"] == xs[hi]
+        assert xs[lo] <= np.quantile(x, q) <= xs[hi]
+
+
+def test_a_change_within_noise_is_not_a_cost_in_words():
+    """``cost.beyond_noise`` and the tune page's words: a change larger than the 95 %
+    interval of the difference is named, a smaller one is not (and the table says so)."""
+    from pipeline.analysis.cost import beyond_noise
+    from pipeline.reports.tune_page import _cost_table, cost_words
+
+    assert beyond_noise(10.0, 11.0, 0.3, 0.3) is True  # 1.0 > 1.96 * 0.42
+    assert beyond_noise(10.0, 10.5, 0.3, 0.3) is False
+    assert beyond_noise(10.0, 10.5, None, 0.3) is None
+    doc = {"costs": [{"label": "a", "unit": 1.0, "digits": 1},
+                     {"label": "b", "unit": 1.0, "digits": 1}]}
+    now, then = {"a": 10.0, "b": 20.0}, {"a": 11.0, "b": 20.5}
+    noise = ({"a": 0.3, "b": 0.3}, {"a": 0.3, "b": 0.3})
+    assert cost_words(doc, now, then, noise=noise) == "a +10 %"
+    assert cost_words(doc, now, then) == "a +10 %, b +2 %"  # noise unknown: shown
+    table = _cost_table(doc, now, then, noise=noise)
+    cells = {r[0].text: [c.text for c in r] for r in table.rows}
+    assert cells["a"][2] == "10.0 (9.4–10.6)" and "within noise" not in cells["a"][4]
+    assert cells["b"][4].endswith("; within noise")

@@ -220,10 +220,42 @@ def test_a_structural_row_names_what_was_not_tried_and_why():
     fields = dict(GENERATOR.tune_candidates(catalog, (3, 2), ["B"]))  # a 20x16 board
     assert fields["board_width"][0] == 21 and fields["board_height"][0] == 17
     assert "board_size" not in fields
-    assert dict(GENERATOR.tune_candidates(catalog, (3, 4), ["B"]))["fog_region_count"][-1] == 0
+    assert dict(GENERATOR.tune_candidates(catalog, (3, 4), ["B"]))["fog_region_count"] == \
+        [1, {"fog_region_count": 0, "fog_target_ratio": 0.0}]  # no fog: both keys at once
     tried = [{"change": {"board_width": 21}, "status": "ok"},
              {"change": {"fog_target_ratio": 0.05}, "status": "ok"},
              {"change": {"mine_density": 0.6}, "status": "invalid", "rule": "domain (0, 0.5]"}]
     said = _untried(GENERATOR, catalog, (3, 2), ["B"], tried)
     assert said == ["fog_region_count: no value to try lower from 1",
                     "mine_density: every value tried was invalid (domain (0, 0.5])"]
+
+
+def test_a_row_without_a_proposal_gets_measured_next_steps(tmp_path, cluster):
+    """Issue 30 item 5 on the level-2 reference row's numbers (12x12, density 0.12, one fog
+    region of 10 %: the remove-only rule eats most mines, so B fails): the row without its
+    fog is measured (holds every hard line, no fog cell left), and the what-if of stage 2
+    redrawing the removed mines is run with the audit's seeds — labelled, never proposed —
+    and keeps the planned mine count the SPEC's rule loses."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "variation.toml").write_bytes(VARIATION.read_bytes())
+    (root / "board_gen.toml").write_text(row(1, 0, 10, 0.10, 0, 0.0)
+                                         + row(2, 0, 12, 0.12, 1, 0.10))
+    res = run_tune(TuneOptions(AuditOptions(tables=str(root), n=32, scheduler=cluster,
+                                            out=str(tmp_path / "out"))), progress=False)
+    (r,) = res.doc["rows"]
+    base = runs.load_run(Path(res.doc["baseline_run"]), GENERATOR.key_fields).rows[(2, 0)]
+    drop = r["drop"]
+    assert drop["change"] == "fog_region_count = 0, fog_target_ratio = 0.0"
+    assert drop["holds"] and drop["figures"]["fog cells per board"] == 0.0
+    assert r["change"] is None and r["class"] in ("structural", "breaks the curve")
+    patch = (res.folder / "patch.md").read_text()  # the measured options, shown
+    assert "an option, measured: fog_region_count = 0, fog_target_ratio = 0.0 removes " \
+        "the fog: fog cells per board" in patch
+    assert "what-if, a change to the game's rule" in patch
+    w = r["what_if"]
+    assert w["rule"].startswith("stage 2 redraws the mines it removes")
+    planned = base["planned_mines"]
+    assert base["mines_mean"] < 0.8 * planned <= w["figures"]["mines placed per board"]
+    assert w["records_sha256"] != base.get("records_sha256")
+    assert "B" in w["lines"] and w["lines"]["B"]["interval"]  # measured, with its interval

@@ -15,6 +15,7 @@ All hypothesis runs are derandomized (seeded by the test's name), so a failure r
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ from boardcore._kernels.pcg import PCG_DEFAULT_SEQ, pcg_seed  # noqa: E402
 from minegen.codes import W8, W32, Defect  # noqa: E402
 from minegen.batch import generate_block  # noqa: E402
 from minegen.generate import generate, generate_planned  # noqa: E402
-from minegen.plan import RowPlan, plan_row  # noqa: E402
+from minegen.plan import REDRAW_REMOVED, RowPlan, plan_row  # noqa: E402
 from boardcore.streams import Pcg32, derive_at  # noqa: E402
 from minegen.rng import BOARD_GEN_STREAM, sigma  # noqa: E402
 from minegen.table_loader import load_tables  # noqa: E402
@@ -431,6 +432,34 @@ def test_batch_path_matches_naive_generator(key):
         got = {f: (cols[f][j].item() if hasattr(cols[f][j], "item") else cols[f][j])
                for f in naive.RECORD_INT_FIELDS}
         assert got == {f: twin[f] for f in naive.RECORD_INT_FIELDS}, (key, first + j)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(case=row_cases(), seed=st.integers(0, 2**64 - 1))
+def test_what_if_redraw_matches_naive_generator(case, seed):
+    """The what-if rule tune measures (stage 2 redraws the mines it removes; never a table
+    row's rule) against the twin's reading of it, board by board; the SPEC's rule is the
+    same boards as before (the flag off draws nothing more)."""
+    row, pool = case
+    plan = RowPlan(row.level_index, row.node_depth, row, pool, 1, what_if=REDRAW_REMOVED)
+    cols = generate_block(plan, 0, 1)
+    twin = naive.generate(row, pool, int(cols["stream_seed"][0]), redraw=True)
+    got = {f: (cols[f][0].item() if hasattr(cols[f][0], "item") else cols[f][0])
+           for f in naive.RECORD_INT_FIELDS}
+    assert got == {f: twin[f] for f in naive.RECORD_INT_FIELDS}
+
+
+@pytest.mark.parametrize("key", [(2, 2), (3, 0)])
+def test_what_if_redraw_places_the_planned_mines(key):
+    """On the rows whose B fails by the remove-only rule, the what-if keeps nearly the
+    planned count (fewer only when the closure leaves too few cells to redraw into) where
+    the SPEC's rule loses most of it."""
+    spec = generate_block(plan_row(TABLES, *key), 0, 8)
+    what_if = generate_block(replace(plan_row(TABLES, *key), what_if=REDRAW_REMOVED), 0, 8)
+    planned = int(spec["planned_mines"][0])
+    assert (what_if["mines"] <= planned).all() and what_if["mines"].mean() >= 0.9 * planned
+    assert spec["mines"].mean() < 0.8 * planned
+    assert (what_if["stream_seed"] == spec["stream_seed"]).all()
 
 
 # ----------------------------------------------------------------------------- A1 AC-16

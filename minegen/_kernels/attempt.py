@@ -124,7 +124,9 @@ def _attempt(row, pool, work, tiers):
     B.count_numbers(mine, nb, num)
     B.zero_closure(spawn, mine, num, nb, scratch, queue)
     B.outer_ring(scratch, nb, ring)
-    B.remove_ring_mines(scratch, ring, mine)
+    removed = B.remove_ring_mines(scratch, ring, mine)
+    if row.redraw and removed > 0:  # the what-if rule only (``RowPlan.what_if``)
+        B.redraw_mines(st, spawn, scratch, ring, removed, cand, mine)
     B.count_numbers(mine, nb, num)
     # stage 3: R0 and reach domain on the final layout, then the regions
     B.zero_closure(spawn, mine, num, nb, r0, queue)

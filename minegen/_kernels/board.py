@@ -123,6 +123,27 @@ def remove_ring_mines(inset, ring, mine):
 
 
 @njit(cache=True, nogil=True)
+def redraw_mines(st, spawn, inset, ring, removed, cand, mine):
+    """The what-if rule of stage 2 (never the SPEC's; ``RowPlan.what_if``): draw ``removed``
+    mines again, by the same partial Fisher-Yates as ``place_mines``, among the cells outside
+    the spawn, the closure ``inset`` and its ``ring`` that hold no mine (row-major order);
+    fewer when fewer such cells exist. Returns how many were drawn."""
+    m = 0
+    for c in range(mine.shape[0]):
+        if spawn[c] == 0 and inset[c] == 0 and ring[c] == 0 and mine[c] == 0:
+            cand[m] = c
+            m += 1
+    k = removed if removed < m else m
+    for j in range(k):
+        t = j + pcg_bounded(st, m - j)
+        c = cand[j]
+        cand[j] = cand[t]
+        cand[t] = c
+        mine[cand[j]] = 1
+    return k
+
+
+@njit(cache=True, nogil=True)
 def _insert_sorted(arr, n, v):
     i = n
     while i > 0 and arr[i - 1] > v:

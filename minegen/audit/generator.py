@@ -8,7 +8,7 @@ histogram is a side table; the B1 clause-③ reconciliation a run table.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import polars as pl
 
 from boardcore import kernel_cache
 from boardcore.errors import InputError
-from pipeline.analysis.aggregate import percentiles
+from pipeline.analysis.aggregate import percentiles, quantile_bounds
 from pipeline.generator import Generator, SweepField, Tune
 from pipeline.reports.document import exact
 
@@ -24,7 +24,7 @@ from . import b1, boards, sections, tune
 from .drill import DRILL, WORST_BOARDS
 from .lines import BOARD_SIZE, LINES, MINE_DRIFT_WARN
 from .. import record as minegen_record
-from ..plan import RowPlan, plan_row
+from ..plan import REDRAW_REMOVED, RowPlan, plan_row
 from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 from ..rng import MAX_BOARDS_PER_ROW
 from ..table_loader import DEFAULT_ROOT, check_board_gen_row, load_tables, row_fields
@@ -100,6 +100,9 @@ class MinegenAudit(Generator, Tune):
             "pool": [{**asdict(v), "biome_tag": sorted(v.biome_tag),
                       "counter_item_ids": list(v.counter_item_ids)} for v in plan.pool],
             "dig_ap_cost": plan.dig_ap_cost,
+            # a what-if rule's boards are other boards (never a table row's: then absent,
+            # so every table row's shard key is what it always was)
+            **({"what_if": plan.what_if} if plan.what_if else {}),
         }
 
     # --------------------------------------------------------------------- records
@@ -162,6 +165,12 @@ class MinegenAudit(Generator, Tune):
             drift.quantile(0.5, interpolation="linear").alias("mine_drift_p50"),
             pl.col("mines").mean().alias("mines_mean"),
             pl.col("fog_cells").mean().alias("fog_cells_mean"),
+            # the figures' noise, which tune reads (``tune.COSTS``: a change within it is
+            # not shown as a change)
+            pl.col("mines").std().alias("mines_sd"),
+            pl.col("fog_cells").std().alias("fog_cells_sd"),
+            *quantile_bounds("inferability", 0.10), *quantile_bounds("inferability", 0.50),
+            *quantile_bounds("fog_burden_ratio", 0.50),
             # the boards the drill-down draws: illegal first, then fewest fog regions
             # placed, then lowest inferability (core), then most attempts
             pl.col("seed_index").sort_by(
@@ -302,6 +311,13 @@ class MinegenAudit(Generator, Tune):
                                                        if ln.name in lines], floor)
 
     def table_edits(self, catalog: Tables, key, field: str, old, new) -> list:
+    def what_ifs(self, catalog: Tables, key, lines: list[str], row: dict) -> list:
+        """B failing where the remove-only mine rule eats the row's density (the rule
+        ``structural`` names): the same row with stage 2 redrawing the mines it removes."""
+        if not tune.blames_remove_only(row, lines):
+            return []
+        return [(tune.REDRAW_WORDS, replace(plan_row(catalog, *key), what_if=REDRAW_REMOVED))]
+
         """board_size is two keys of board_gen.toml: board_width and board_height."""
         if field == BOARD_SIZE:
             return [(f, str(old), str(new)) for f in ("board_width", "board_height")]

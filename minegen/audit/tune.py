@@ -11,33 +11,52 @@ import shutil
 from pathlib import Path
 
 from boardcore.toml_patch import patch_rows
-from pipeline.analysis.cost import Cost
+from pipeline.analysis.cost import Cost, se_mean, se_quantile, se_share
 from pipeline.analysis.lines import Line
 from pipeline.store import atomic
 
 from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN, fog_asked, region_cells
 
 FOG_KEEP = 0.5  # a proposal delivering under half the fog cells the row asks is flagged
+DROP_FOG = {"fog_region_count": 0, "fog_target_ratio": 0.0}  # the row without its fog
 
 
 # What a change costs the player (docs/design.md, "tune"): the fog first (a fix that
 # removes most of it is flagged), then how the board plays.
 COSTS = (
     Cost("fog cells per board", lambda r: r["fog_cells_mean"], unit=1.0, intent=fog_asked,
-         keep=FOG_KEEP, feature="the fog", digits=1),
-    Cost("fog burden p50", lambda r: r["fog_burden_ratio_p50"], unit=0.05),
-    Cost("mines placed per board", lambda r: r["mines_mean"], unit=1.0, digits=1),
-    Cost("boards needing tier 3 or 4", lambda r: r.get("tier_hard_share"), unit=0.05),
+         keep=FOG_KEEP, feature="the fog", digits=1,
+         se=se_mean("fog_cells_mean", "fog_cells_sd")),
+    Cost("fog burden p50", lambda r: r["fog_burden_ratio_p50"], unit=0.05,
+         se=se_quantile("fog_burden_ratio_p50")),
+    Cost("mines placed per board", lambda r: r["mines_mean"], unit=1.0, digits=1,
+         se=se_mean("mines_mean", "mines_sd")),
+    Cost("boards needing tier 3 or 4", lambda r: r.get("tier_hard_share"), unit=0.05,
+         se=se_share("tier_hard_share")),
 )
 
 
 SHOWN = (  # what else a proposal shows before -> after (issue 30 item 2; not ranked)
     Cost("board cells", lambda r: r["width"] * r["height"], unit=1.0, digits=0),
     Cost("mines planned per board", lambda r: r["planned_mines"], unit=1.0, digits=0),
-    Cost("retry rate", lambda r: r["retry_rate"], unit=0.05),
-    Cost("inferability p10", lambda r: r["inferability_p10"], unit=0.05, digits=3),
-    Cost("inferability p50", lambda r: r["inferability_p50"], unit=0.05, digits=3),
+    Cost("retry rate", lambda r: r["retry_rate"], unit=0.05, se=se_share("retry_rate")),
+    Cost("inferability p10", lambda r: r["inferability_p10"], unit=0.05, digits=3,
+         se=se_quantile("inferability_p10")),
+    Cost("inferability p50", lambda r: r["inferability_p50"], unit=0.05, digits=3,
+         se=se_quantile("inferability_p50")),
 )
+
+
+REDRAW_WORDS = ("stage 2 redraws the mines it removes from the spawn's opening and its "
+                "ring, elsewhere on the board, so the board keeps the planned mine count "
+                "(the design's rule removes them and never redraws one)")
+
+
+def blames_remove_only(row: dict, lines: list[str]) -> bool:
+    """B fails on a row whose mines the remove-only rule eats (mine drift p50 above the
+    warning of diagnostics D): the rule, not the table, is the first cause."""
+    return ("B" in lines and bool(row.get("fog_regions_requested"))
+            and (row.get("mine_drift_p50") or 0) > MINE_DRIFT_WARN)
 
 
 def structural(row: dict, lines: list[str]) -> str:
@@ -45,7 +64,7 @@ def structural(row: dict, lines: list[str]) -> str:
     if "B" not in lines or not row.get("fog_regions_requested"):
         return ""
     count, t = row["fog_regions_requested"], region_cells(row)
-    if (row.get("mine_drift_p50") or 0) > MINE_DRIFT_WARN:
+    if blames_remove_only(row, lines):
         return (f"the remove-only mine rule (stage 2 removes every mine in the spawn's "
                 f"opening and its ring, and never redraws one) places "
                 f"{row['mines_mean']:.1f} of the {row['planned_mines']} planned mines on a "
@@ -72,7 +91,8 @@ def _floats(cur: float, step: float, way: str, lo: float, hi: float) -> list[flo
 def candidates(row, lines: list[Line], floor: float) -> list[tuple[str, list]]:
     """[(field, values from the smallest change outwards)] for a row failing ``lines``,
     fields in the lines' move order (each field once); ``floor``: the lowest target (line
-    A''). Values may still be invalid as a whole row (the caller validates each)."""
+    A''). A value that is a dict is a change of several keys at once ({field: value}).
+    Values may still be invalid as a whole row (the caller validates each)."""
     out, seen = [], set()
     for line in lines:
         for field, way in ((m.field, m.way) for m in line.moves):
@@ -82,7 +102,9 @@ def candidates(row, lines: list[Line], floor: float) -> list[tuple[str, list]]:
             if field == "fog_target_ratio":
                 values = _floats(row.fog_target_ratio, 0.01, way, 0.01, 0.25)
             elif field == "fog_region_count":  # down to 0: dropping the fog is an option
-                values = list(range(row.fog_region_count - 1, -1, -1))  # (flagged, shown)
+                # (flagged, shown with its cost); no fog means a ratio of 0 too (A1 F2), so
+                # the last value changes both keys at once
+                values = [*range(row.fog_region_count - 1, 0, -1), DROP_FOG]
             elif field == "mine_density":
                 values = _floats(row.mine_density, 0.01, way, 0.01, 0.5)
             elif field == "inferability_target":

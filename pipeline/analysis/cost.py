@@ -37,6 +37,46 @@ class Cost:
     keep: float | None = None  # flag a candidate delivering < keep * intent
     feature: str = ""  # what a flagged candidate removes, in words ("the fog")
     digits: int = 2  # decimals on the pages
+    # the figure's standard error on a per-row aggregate row (None: unknown), so a change
+    # within noise is said to be one (issue 30 item 2); see ``se_mean`` etc.
+    se: Callable[[dict], float | None] | None = None
+
+
+def se_mean(mean: str, sd: str) -> Callable[[dict], float]:
+    """The standard error of a mean over the row's boards: sd / sqrt(boards)."""
+    return lambda r: r[sd] / r["boards"] ** 0.5
+
+
+def se_share(share: str) -> Callable[[dict], float]:
+    """The standard error of a share of the row's boards, sqrt(p (1 - p) / boards), with
+    p kept off 0 and 1 by half a board (a share of 0 of 256 is not known exactly)."""
+    def se(r: dict) -> float:
+        n = r["boards"]
+        p = min(max(r[share], 0.5 / n), 1 - 0.5 / n)
+        return (p * (1 - p) / n) ** 0.5
+    return se
+
+
+def se_quantile(stem: str) -> Callable[[dict], float]:
+    """The standard error of a quantile, read from its 95 % interval (``<stem>_lo``,
+    ``_hi``; ``aggregate.quantile_bounds``): (hi - lo) / (2 x 1.96)."""
+    return lambda r: (r[f"{stem}_hi"] - r[f"{stem}_lo"]) / 3.92
+
+
+def errors(costs: tuple[Cost, ...], row: dict | None) -> dict[str, float | None]:
+    """{label: standard error} of a per-row aggregate row (None where unknown)."""
+    return {c.label: None if c.se is None else
+            (None if (v := read(c.se, row)) is None else float(v)) for c in costs}
+
+
+def beyond_noise(before: float | None, after: float | None, se_before: float | None,
+                 se_after: float | None) -> bool | None:
+    """True when after - before lies outside the 95 % interval of a difference of two
+    independent estimates (1.96 sqrt(se_b^2 + se_a^2)); None when a figure or its noise is
+    unknown."""
+    if None in (before, after, se_before, se_after):
+        return None
+    return abs(after - before) > 1.96 * (se_before ** 2 + se_after ** 2) ** 0.5
 
 
 def figures(costs: tuple[Cost, ...], row: dict | None) -> dict[str, float | None]:
@@ -68,6 +108,12 @@ def flags(costs: tuple[Cost, ...], intent_row: dict, after: dict) -> list[str]:
             out.append(f"{c.label} {got:.{c.digits}f}, under {100 * c.keep:.0f} % of the "
                        f"{want:.{c.digits}f} the table asks ({c.feature or c.label})")
     return out
+
+
+def drops_feature(costs: tuple[Cost, ...], after: dict) -> bool:
+    """True when ``after`` delivers none of a declared feature (a figure with a ``keep``
+    share at 0): the row without it, an option tune measures and shows, never proposes."""
+    return any(c.keep is not None and after.get(c.label) == 0 for c in costs)
 
 
 def rank_key(candidate: dict) -> tuple:

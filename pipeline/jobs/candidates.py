@@ -46,7 +46,8 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             failing[key] = names
     locked = {k: v for k, v in failing.items() if gen.locked(catalog, k)}
     todo = {k: v for k, v in sorted(failing.items()) if k not in locked}
-    singles = {key: [{fld: value} for fld, values in gen.tune_candidates(catalog, key, names)
+    singles = {key: [value if isinstance(value, dict) else {fld: value}
+                     for fld, values in gen.tune_candidates(catalog, key, names)
                      for value in values] for key, names in todo.items()}
     tried, scheduler = _round(gen, catalog, a, base, folder, "candidates", singles, progress)
     curve = Curve(gen, catalog, base)
@@ -71,11 +72,13 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
         rows.append(row)
         if row["change"]:
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
+    what_if = _what_ifs(gen, catalog, a, base, folder,
+                        [r for r in rows if not r["change"]], progress)
     for cands in every.values():  # the raw frames served the curve: not part of tune.json
         for c in cands:
             c.pop("_raw", None)
     return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
-            "_changes": changes, "scheduler": scheduler2 or scheduler,
+            "_changes": changes, "scheduler": what_if or scheduler2 or scheduler,
             "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
             "curve": {"lines": [ln.name for ln in gen.lines], "checked": curve.checked,
                       "cost_tie": cost.COST_TIE},
@@ -175,8 +178,8 @@ def _pairs(single: list[dict]) -> list[dict]:
     each field's valid values spread from the smallest change to the largest."""
     by_field: dict[str, list] = {}
     for c in single:
-        if c["status"] == "ok":
-            ((fld, value),) = c["change"].items()
+        if c["status"] == "ok" and len(c["change"]) == 1:  # a change of several keys
+            ((fld, value),) = c["change"].items()  # (dropping a feature) is not paired
             by_field.setdefault(fld, []).append(value)
     fields = list(by_field)[:PAIR_FIELDS]
     return [{f1: v1, f2: v2} for i, f1 in enumerate(fields) for f2 in fields[i + 1:]
@@ -209,6 +212,37 @@ def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: st
                 continue
             meta.append((key, entry))
             plans.append(plan)
+    return _run(gen, a, base, folder, name, out, meta, plans, progress)
+
+
+def _what_ifs(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, rows: list[dict],
+              progress) -> str:
+    """Issue 30 item 5: for each row left without a proposal whose failure a rule of the
+    generator causes (``Tune.what_ifs``), that rule changed, run with the audit's seeds and
+    put in the row as ``what_if`` (the rule in words, its lines and figures): what changing
+    the rule would buy, for the design team; never a proposal (no table holds it)."""
+    out: dict[tuple, list] = {}
+    plans, meta = [], []
+    for row in rows:
+        key = tuple(row["key"])
+        for order, (rule, plan) in enumerate(gen.what_ifs(catalog, key, row["lines"],
+                                                          base.rows.get(key) or {})):
+            out.setdefault(key, [])
+            meta.append((key, {"rule": rule, "change": {}, "order": order}))
+            plans.append(plan)
+    got, scheduler = _run(gen, a, base, folder, "what-if", out, meta, plans, progress)
+    for row in rows:
+        for c in got.get(tuple(row["key"]), [])[:1]:
+            row["what_if"] = {k: c[k] for k in ("rule", "holds", "margin", "noise", "lines",
+                                                 "figures", "shown", "errors",
+                                                 "records_sha256")}
+    return scheduler
+
+
+def _run(gen, a: AuditOptions, base: runs.Run, folder: Path, name: str, out: dict,
+         meta: list[tuple[tuple, dict]], plans: list, progress) -> tuple[dict, str]:
+    """Audit ``plans`` (one per ``meta`` entry (key, entry)) as one graph and append each
+    evaluated entry to ``out[key]``, in the declared order."""
     if not plans:
         return out, ""
     cand = folder / f"{runs.PARTIAL_PREFIX}{name}"  # kept by an interrupted tune
@@ -259,6 +293,8 @@ def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
             "lines": verdict["lines"], "records_sha256": verdict["records_sha256"],
             "figures": after, "cost": cost.cost(gen.tune_costs, before, after),
             "shown": cost.figures(getattr(gen, "tune_shown", ()), verdict["row"]),
+            "errors": cost.errors((*gen.tune_costs, *getattr(gen, "tune_shown", ())),
+                                  verdict["row"]),
             "flags": cost.flags(gen.tune_costs, base_row, after) if verdict["holds"] else []}
 
 
@@ -274,6 +310,9 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
     good = [c for c in cost.ranked(tried) if c is not pick]
     flagged = [c for c in valid if c["holds"] and c["flags"]]
+    drop = next((c for c in valid if cost.drops_feature(gen.tune_costs, c["figures"])),
+                None)  # the row without its feature (minegen: no fog), measured
+    flagged = [c for c in flagged if c is not drop]
 
     def literal(c: dict) -> str:
         return _summary(_edits(gen, catalog, key, c["change"]))
@@ -281,16 +320,24 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     row = {"key": list(key), "label": gen.label(key), "lines": names, "tried": tried,
            "figures": cost.figures(gen.tune_costs, base_row),
            "shown": cost.figures(getattr(gen, "tune_shown", ()), base_row),
+           "errors": cost.errors((*gen.tune_costs, *getattr(gen, "tune_shown", ())),
+                                 base_row),
            "asked": {c.label: c.intent(base_row) for c in gen.tune_costs
                      if c.intent is not None and base_row},
            "pairs_searched": searched_pairs, "group": list(group),
            "best": {n: {**b, "at": literal(b.pop("candidate"))}
                     for n, b in _best(gen, tried, names).items()},
            "alternatives": [{"change": literal(c), "figures": c["figures"],
-                             "margin": c["margin"], "cost": c["cost"],
+                             "errors": c["errors"], "margin": c["margin"], "cost": c["cost"],
                              "breaks": on_table(c)} for c in good[:2]],
            "flagged": [{"change": literal(c), "flags": c["flags"], "figures": c["figures"],
                         "breaks": on_table(c)} for c in flagged[:2]],
+           "drop": None if drop is None else {
+               "change": literal(drop), "holds": drop["holds"], "margin": drop["margin"],
+               "figures": drop["figures"], "shown": drop.get("shown", {}),
+               "errors": drop["errors"],
+               "failing": [n for n, x in drop["lines"].items() if x["passed"] is False],
+               "breaks": on_table(drop) if drop["holds"] else []},
            "untried": _untried(gen, catalog, key, names, tried)}
     if pick is None and broken is not None:
         c, what = broken
@@ -308,7 +355,7 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
             "change": {"fields": fields, "summary": _summary(edits), "edits": edits,
                        "margin": pick["margin"], "noise": pick["noise"],
                        "cost": pick["cost"], "figures": pick["figures"],
-                       "shown": pick.get("shown", {}),
+                       "shown": pick.get("shown", {}), "errors": pick["errors"],
                        "evidence": {n: pick["lines"][n] for n in names
                                     if n in pick["lines"]}},
            "why": ""}

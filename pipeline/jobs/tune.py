@@ -151,7 +151,7 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
     proposed = run_audit(replace(a, tables=str(tables), rows=(), out=str(folder / "audit")),
                          progress, gen, index=False)
     after = runs.load_run(proposed.run_dir, gen.key_fields)
-    _shipped(gen, doc, base, after, catalog.root, tables)
+    _shipped(gen, doc, base, after, catalog.root, tables, folder)
     d = compare(gen, base, after)
     atomic.write_text(folder / "diff.md", diff_page.markdown(d))
     atomic.write_text(folder / "diff.html", diff_page.html(
@@ -163,22 +163,43 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
                               for r in L.hard_failures(proposed.results)]}
 
 
-def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_after) -> None:
+def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_after,
+             folder: Path) -> None:
     """Each proposal that changes the board the game ships (a new revision: a new seed)
     says so, with the shipped board's figures now (the baseline) and after (the proposed
-    tables' own audit, the row of the same lineage), and the commands, with their table
-    roots, that write both boards' play pages."""
+    tables' own audit, the row of the same lineage), both boards' pictures and play pages
+    written under ``<tune>/shipped/`` (linked relatively, issue 30 item 3), and the
+    commands, with their table roots, that write the same play pages again."""
     import shlex
 
-    later = {tuple(gen.lineage(k)): row for k, row in after.rows.items()}
+    later = {tuple(gen.lineage(k)): k for k in after.rows}
+    catalogs = {}
     for r in doc["rows"]:
         key = tuple(r["key"])
         now = gen.shipped(base.rows.get(key) or {})
-        then = gen.shipped(later.get(tuple(gen.lineage(key))) or {})
-        if r.get("change") and now and then and now["seed"] != then["seed"]:
-            now["play"] += f" --tables {shlex.quote(str(root_now))}"
-            then["play"] += f" --tables {shlex.quote(str(root_after))}"
-            r["shipped"] = {"before": now, "after": then}
+        then = gen.shipped(after.rows.get(new_key) or {}) if new_key else None
+        if not (r.get("change") and now and then and now["seed"] != then["seed"]):
+            continue
+        now["play"] += f" --tables {shlex.quote(str(root_now))}"
+        then["play"] += f" --tables {shlex.quote(str(root_after))}"
+        files = {}
+        for when, root, k in (("now", root_now, key), ("after", root_after, new_key)):
+            if root not in catalogs:
+                catalogs[root] = gen.load(str(root))
+            (plan,) = gen.plans(catalogs[root], [k])
+            stem = f"shipped/{_slug(gen.label(key))}-{when}"
+            (folder / "shipped").mkdir(exist_ok=True)
+            atomic.write_text(folder / f"{stem}.svg", gen.exhibit(plan, -1))
+            page = gen.play_page(plan, -1)
+            if page:
+                atomic.write_text(folder / f"{stem}.html", page)
+            files[when] = {"picture": f"{stem}.svg", "page": f"{stem}.html" if page else None}
+        r["shipped"] = {"before": now, "after": then, "files": files}
+
+
+def _slug(label: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in label).strip("-")
+        new_key = later.get(tuple(gen.lineage(key)))
 
 
 def patch_markdown(gen, doc: dict) -> str:
