@@ -477,14 +477,65 @@ def test_classify_deadlock():
     seq = "abcdefgh" + "aabbccddeeffgghh"
     assert classify(seq, 7) == Deadlock.HARD
     assert classify(seq, 6) == Deadlock.SOFT  # Remove saves it, Undo does not
-    assert classify(seq, 6, remove=0) == Deadlock.NONE  # doomed, no tool helps: not soft
-    assert classify(seq, 2) == Deadlock.NONE  # doomed, and neither tool helps yet
+    # decision 245: a doomed state no single tool saves is DEEP, no longer NONE
+    assert classify(seq, 6, remove=0) == Deadlock.DEEP  # doomed, no tool helps: not soft
+    assert classify(seq, 2) == Deadlock.DEEP  # doomed, and neither tool helps yet
     assert classify(seq, 6, rule=SlotRule.LOSE_ON_FULL) == Deadlock.HARD
     seq = "xyzwvuqqq" + "xxyyzzwwvvuu"
     assert classify(seq, 6, remove=0) == Deadlock.SOFT  # Undo saves it
-    assert classify(seq, 6, remove=0, undo=False) == Deadlock.NONE
+    assert classify(seq, 6, remove=0, undo=False) == Deadlock.DEEP
     assert classify(seq, 7) == Deadlock.HARD
     assert classify(FULL_THEN_TRIPLE, 7) == Deadlock.NONE  # full, but the triple is legal
+
+
+def test_deadlock_classes_partition_the_states_as_the_twin_defines_them():
+    """Issue 31: "hard" was shown while an Undo freed the game, and a doomed state no tool
+    saves was "none". Along the lowest-click run of boards that need tools, every state not
+    won gets exactly the class the slow twin's definitions give: hard iff no click is legal;
+    else none iff a tool-free win is left (``NS.winnable``); else soft iff one Undo (the
+    last-inserted piece to a lane) or one Remove (the first min(3, n) slot pieces to the
+    bypass) leaves a tool-free win; else deep. Each class occurs."""
+    from test_tile_rescue import column_boards
+
+    memo = KS.make_memo(100_000)
+    seen = set()
+    for elem, occ, rule, lanes in column_boards(40):
+        T = len(elem)
+        prm = make_prm(T, max(elem) + 1, slot_rule=rule)
+        rules = NS.Rules(slot_rule=rule, n_lanes=lanes)
+        occl = NS.occluders_from_masks(occ)
+        onboard, slot, number = set(range(T)), [], 0
+        while onboard or slot:
+            legal = NS.legal_clicks(onboard, occl, elem, [elem[q] for q, _ in slot], rules)
+            if not legal:
+                want = Deadlock.HARD
+            elif NS.winnable(elem, occl, onboard, [elem[q] for q, _ in slot], [], rules):
+                want = Deadlock.NONE
+            else:
+                clicked = set(range(T)) - onboard
+                undo = False
+                if slot:
+                    on_u, occl_u, slot_u = NS._after_undo(elem, occ, clicked, slot, rules)
+                    undo = NS.winnable(elem, occl_u, on_u, slot_u, [], rules)
+                k = min(3, len(slot))
+                remove = bool(slot) and NS.winnable(elem, occl, onboard,
+                                                    [elem[q] for q, _ in slot[k:]],
+                                                    [q for q, _ in slot[:k]], rules)
+                want = Deadlock.SOFT if undo or remove else Deadlock.DEEP
+            pieces = np.array([q for q, _ in slot] or [0], dtype=np.int32)
+            last = max(slot, key=lambda qn: qn[1])[0] if slot else -1
+            got = Deadlock(int(KS.classify_deadlock(
+                np.asarray(elem, dtype=np.int32), np.asarray(occ, dtype=np.uint64), prm,
+                np.uint64(sum(1 << p for p in onboard)), pieces, len(slot),
+                np.zeros(1, np.int32), 0, last, 1, memo)))
+            assert got == want, (elem, occ, rule, lanes, sorted(onboard), slot)
+            seen.add(got)
+            if not legal:
+                break
+            onboard.discard(legal[0])
+            slot, _ = NS.put_in_slot(slot, legal[0], number, elem)
+            number += 1
+    assert seen == set(Deadlock)  # every class occurs: the partition is exercised
 
 
 @pytest.mark.slow

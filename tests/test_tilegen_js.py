@@ -219,7 +219,7 @@ def test_node_rebuilds_a_fresh_sample_and_the_board_pack(node, tmp_path):
     exits = {b["record"]["exit"] for b in sample["boards"]}
     assert {c["answer"] for c in sample["rescue"]} == {-1, 1, 2, 3, 4}
     assert {x for c in sample["deadlocks"] + sample["deadlocks_made"]
-            for x in c["classes"]} == {"none", "soft", "hard"}
+            for x in c["classes"]} == {"none", "soft", "hard", "deep"}
     assert exits == {"met", "failed_gates", "failed_layout"}
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(sample))

@@ -124,12 +124,19 @@ TOOLS_TO_WIN_NAMES = ("0", "1", "2", "3", "more")  # R.TOOLS_TO_WIN 0 .. 4; -1: 
 
 
 class Deadlock(IntEnum):
+    """The deadlock class of a resting state (05 §14; decision 245): the four classes
+    partition the states that are not won. HARD: no legal click (05 §14.1). The others have
+    a legal click: NONE, a tool-free win is still possible (or the search could not
+    decide); SOFT, none is, and one Undo or one Remove makes one possible again (05 §14.2);
+    DEEP (a deep deadlock), none is, and no single Undo or Remove brings one back."""
+
     NONE = 0
     SOFT = 1
     HARD = 2
+    DEEP = 3
 
 
-DEADLOCK_NAMES = ("none", "soft", "hard")
+DEADLOCK_NAMES = ("none", "soft", "hard", "deep")
 
 
 class P(IntEnum):

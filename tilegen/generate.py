@@ -351,8 +351,11 @@ def evaluate_board(board: Board, attempt: int = 1) -> dict:
 
 
 def classify_deadlock(runtime: RuntimeState, board: Board) -> str:
-    """classifyDeadlock (05 §14): ``hard`` (no legal click), ``soft`` (doomed, and one Undo
-    or one Remove makes the state winnable again) or ``none``."""
+    """classifyDeadlock (05 §14; ``codes.Deadlock``, four classes that partition the states
+    not won): ``hard`` (no legal click), ``soft`` (a click is legal, no tool-free win is
+    left, and one Undo or one Remove makes one possible again), ``deep`` (a click is
+    legal, no tool-free win is left, and no single Undo or Remove brings one back) or
+    ``none`` (a tool-free win is still possible, or the search could not decide)."""
     from ._kernels import search
     from .codes import DEADLOCK_NAMES, SLOT_CAP
 

@@ -7,7 +7,7 @@ import { Pcg32 } from '../rng.js';
 import { buildGraph, emptyBoard } from '../tile/layout.js';
 import { Game, Tool, TOOL_NAMES, SLOT_CAP } from '../tile/rules.js';
 import { playRun, STRATEGY_NAMES, toolOrder, gameRules } from '../tile/runs.js';
-import { classifyDeadlock } from '../tile/deadlock.js';
+import { classifyDeadlock, DEADLOCK_WORDS } from '../tile/deadlock.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
   '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295', '#8cd17d', '#b6992d'];
@@ -218,10 +218,14 @@ function render() {
   $('status').textContent = msg;
   const end = game.won ? 'won' : (/^Lost/.test(msg) ? 'lost' : '');
   $('status').className = frames ? '' : end;
-  if (!frames && !game.won && game.legalClicks().length === 0) {
-    $('deadlock').textContent = `Deadlock class: ${classifyDeadlock(game, prm)} (hard: no legal`
-      + ' click; soft: one Undo or Remove would make a win possible again).';
-  } else $('deadlock').textContent = '';
+  if (!frames && !game.won) { // after every move: the class and what it means (it partitions)
+    const cls = classifyDeadlock(game, prm);
+    $('deadlock').textContent = `Deadlock class: ${cls} (${DEADLOCK_WORDS[cls]}).`;
+    $('deadlock').dataset.class = cls;
+  } else {
+    $('deadlock').textContent = '';
+    delete $('deadlock').dataset.class;
+  }
   $('log').hidden = !!frames;
   const shown = log.length > 8 ? `, the last 8 of ${log.length} lines` : '';
   $('log').textContent = `Your game so far${shown}:\n${log.slice(-8).join('\n')}`;

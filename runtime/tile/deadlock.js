@@ -1,7 +1,9 @@
-// classifyDeadlock (05 §14; search.classify_deadlock): the deadlock class of a resting
-// state of a game: hard (no legal click), soft (not hard, no tool-free win left, and one
-// Undo or one Remove makes the state winnable again) or none. An UNKNOWN search answer
-// (node cap) counts as not doomed.
+// classifyDeadlock (05 §14; search.classify_deadlock, codes.Deadlock): the deadlock class
+// of a resting state of a game. The four classes partition the states not won: hard (no
+// legal click); none (a click is legal and a tool-free win is still possible); soft (a
+// click is legal, no tool-free win is left, and one Undo or one Remove makes one possible
+// again); deep (a click is legal, no tool-free win is left, and no single Undo or Remove
+// brings one back). An UNKNOWN search answer (node cap) counts as not doomed.
 
 import { bypPush, Memo, searchBoard, solve, Solvable, undoBoard } from './search.js';
 import { Tool } from './rules.js';
@@ -51,5 +53,15 @@ export function classifyDeadlock(game, prm) {
       return 'soft';
     }
   }
-  return 'none';
+  return 'deep';
 }
+
+/** Each class in a designer's words (the play page says the class with these). */
+export const DEADLOCK_WORDS = {
+  none: 'a tool-free win is still possible',
+  soft: 'a click is legal, but no tool-free win is left; one Undo or one Remove would make '
+    + 'a win possible again',
+  deep: 'a click is legal, but no tool-free win is left, and no single Undo or Remove '
+    + 'brings one back',
+  hard: 'no click is legal: play cannot go on without a tool',
+};

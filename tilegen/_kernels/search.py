@@ -6,7 +6,9 @@ generation-stamped table, DFS stack); this module keeps their public names and a
 Deadlocks (05 §14, decisions 67, 107). ``recoverable``: does one Undo (the piece goes to a
 lane: the search runs on ``undo_occ``) or one Remove (the first three slot pieces become
 the bypass) lead to a state the search calls YES? ``classify_deadlock``: HARD (no legal
-click), SOFT (not hard, search NO, recoverable) or NONE, for any resting state of a run.
+click), SOFT (not hard, search NO, recoverable), DEEP (not hard, search NO, not
+recoverable) or NONE (not hard, search YES or UNKNOWN), for any resting state of a run:
+the four partition the states that are not won (``codes.Deadlock``).
 """
 
 import numpy as np
@@ -53,9 +55,9 @@ def _recoverable(elem, occ, T, E, slot_rule, cap, budget_end, table, spill, meta
 @njit(cache=True, nogil=True)
 def classify_deadlock(elem, occ, prm, onb, slot, slot_n, byp, byp_n, undo_piece, remove_left,
                       memo):
-    """Deadlock of one resting state (05 §14): HARD when no click is legal; SOFT when
-    not hard, doomed (the search says NO) and one Undo or one Remove gives a state the
-    search calls YES; NONE otherwise (an UNKNOWN counts as not doomed).
+    """Deadlock of one resting state (05 §14): HARD when no click is legal; else NONE
+    when the search does not say NO (an UNKNOWN counts as not doomed); else SOFT when one
+    Undo or one Remove gives a state the search calls YES, DEEP when neither does.
 
     elem / occ: the current board (after Shuffles and Undos; int32[T] / uint64[T]); onb
     uint64: pieces on the board (lanes included); slot int32[>= slot_n] and byp
@@ -94,4 +96,4 @@ def classify_deadlock(elem, occ, prm, onb, slot, slot_n, byp, byp_n, undo_piece,
     if recoverable(elem, occ, T, E, rule, prm[P.DFS_CAP], NO_BUDGET, memo, mask, code,
                    undo_piece, rem):
         return Deadlock.SOFT
-    return Deadlock.NONE
+    return Deadlock.DEEP
