@@ -106,6 +106,8 @@ SEEDS_PER_TASK = Number(1, 1 << 16, what="boards")
 WORKER_TIMEOUT = Number(0, 86400, integer=False, lo_open=True, what="seconds")
 FDR = Number(0, 1, integer=False, lo_open=True, hi_open=True)
 SESSIONS = Number(1, 10**9, what="sessions")
+# a gap in pass rate (a share): reconcile's practical margin and minimum curve step
+MARGIN = Number(0, 1, integer=False, hi_open=True)
 
 
 class Parser(argparse.ArgumentParser):

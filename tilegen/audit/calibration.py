@@ -3,8 +3,10 @@
 each row's production board, with a 95 % prediction interval, from the mapping
 ``minegen reconcile`` fitted between the bot's figures and observed pass rates.
 
-The mapping is logistic(a + b logit(q_best)), q_best the best strategy's tool-free pass
-rate of the board (the figure reconcile fits it on). The interval carries the fit's own
+The mapping is logistic(a + b logit(q)), q the bot figure reconcile chose (``column``:
+q_best, a strategy's tool-free pass rate ...; decision 251), predicting the players' pass
+rate comparable with target_pass_rate (decision 250). A calibration whose figure is at its
+ceiling on most rows is uninformative: the section says so first and judges no target. The interval carries the fit's own
 uncertainty (the covariance of a and b) and the boards' scatter around the mapping
 (``tau2``), both on the logit scale (``telemetry.stats.interval``); the calibration's
 held-out error says how far a board outside the fit typically lands.
@@ -23,7 +25,7 @@ from boardcore.errors import InputError
 from pipeline.reports.document import WARN, Para, Section
 from pipeline.reports.tables import Col, row_table
 
-from ..telemetry import stats
+from ..telemetry import candidates, stats
 
 KEYS = ("a", "b", "cov", "tau2", "held_out_mae", "boards")
 PROD = pl.col("seed_index") == -1
@@ -52,7 +54,13 @@ def read(path: str) -> dict:
     if not cal.get("monotone", cal["b"] > 0):
         raise InputError(f"--calibration {path}: the fitted mapping falls as the bot's rate "
                          "rises (b <= 0): it predicts nothing; see its reconcile report")
-    return {**{k: cal[k] for k in (*KEYS, "figure")}, "file": str(p.resolve()),
+    column = cal.get("column", "q_best")  # an older reconcile.json read q_best
+    if column not in candidates.NAMES:
+        raise InputError(f"--calibration {path}: unknown bot figure {column!r}")
+    return {**{k: cal[k] for k in (*KEYS, "figure")}, "column": column,
+            "informative": bool(cal.get("informative", True)),
+            "predicts": cal.get("predicts", "the players' pass rate"),
+            "file": str(p.resolve()),
             "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
             "synthetic": bool(doc.get("synthetic")), "telemetry": doc.get("telemetry"),
             "run": doc.get("run")}
@@ -73,8 +81,7 @@ def _sig(v: pl.Expr) -> pl.Expr:
 def aggregations(cal: dict) -> list[pl.Expr]:
     """Per row: the production board's predicted player pass rate and its interval, and
     the median prediction over the audit boards (what another board of the preset gives)."""
-    q = pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
-                          "pass_rate_risk_averse")
+    q = candidates.expr(cal["column"])
     eta, sd = _eta_sd(cal, q)
     return [q.filter(PROD).first().alias("players_q_best"),
             _sig(eta).filter(PROD).first().alias("players_predicted"),
@@ -87,7 +94,9 @@ def _pct(v) -> str:
     return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f} %"
 
 
-def _verdict(r: dict) -> str:
+def _verdict(r: dict, informative: bool = True) -> str:
+    if not informative:
+        return "not judged"
     t, lo, hi = r.get("target_pass_rate"), r.get("players_lo"), r.get("players_hi")
     if t is None or lo is None:
         return "—"
@@ -105,14 +114,21 @@ def section(doc, cal: dict) -> Section:
                                "telemetry (tilegen telemetry synth), not on players. The "
                                "numbers below show what the report will say; they predict "
                                "no real player.", strong=True))
+    if not cal["informative"]:
+        sec.blocks.append(Para(
+            f"UNINFORMATIVE calibration: the bot figure it reads, {cal['figure']}, is at its "
+            "ceiling on most rows, so it predicts (nearly) one rate for rows of every level. "
+            "No target is judged by it below; the players' own rates are on the reconcile "
+            "page.", strong=True))
     scatter = (f"tau2 = {cal['tau2']:.3f} on the logit scale" if cal["tau2"] > 0 else
                "tau2 = 0 here: the fitted boards scattered no more than chance")
     sec.blocks.append(Para(
         f"What real players are predicted to pass on each row's production board (the board "
         f"they get), from the calibration in {cal['file']} (`minegen reconcile`, fitted on "
-        f"{cal['boards']} boards with players): players' pass rate = logistic({cal['a']:.3f} "
-        f"+ {cal['b']:.3f} × logit(q_best)), q_best the best of the three scripted "
-        f"strategies' tool-free pass rates on the board (shown; clipped to 0.01–0.99). The "
+        f"{cal['boards']} boards with players): {cal['predicts']} = "
+        f"logistic({cal['a']:.3f} + {cal['b']:.3f} × logit(q)), q being {cal['figure']} on "
+        f"the board (shown; clipped to 0.01–0.99). The players' pass rate is the figure "
+        f"target_pass_rate means: a first attempt won with no tool and no revive. The "
         f"95 % interval is for that board's players: it carries the fit's uncertainty and "
         f"how far boards scatter around the mapping ({scatter}). On boards left out of the "
         f"fit the prediction missed the players by {100 * cal['held_out_mae']:.1f} "
@@ -122,25 +138,28 @@ def section(doc, cal: dict) -> Section:
         f"prediction over the row's N audit boards: what another board of the preset would "
         f"give."))
     top = sum((r.get("players_q_best") or 0) >= 0.99 for r in doc.rows)
-    if top:
+    if top and cal["informative"]:
         sec.blocks.append(Para(
-            f"On {top} of {len(doc.rows)} rows the best strategy wins (nearly) every run of "
-            f"the production board (q_best >= 0.99): the mapping's ceiling, "
+            f"On {top} of {len(doc.rows)} rows the bot figure is 0.99 or more on the "
+            f"production board: the mapping's ceiling, "
             f"{_pct(float(stats.predict((cal['a'], cal['b']), 0.99)))}. Those "
             "rows get the same prediction whatever their level; the bot's figure cannot "
             "tell them apart, so their predictions say little about how hard each is."))
 
     def off(r: dict, v) -> str | None:
-        return WARN if v not in ("—", "target inside") else None
+        return WARN if v not in ("—", "target inside", "not judged") else None
 
-    cols = (Col("q_best", "players_q_best", lambda v: "—" if v is None else f"{v:.2f}"),
+    judge = lambda r: _verdict(r, cal["informative"])  # noqa: E731
+    cols = (Col(f"bot figure ({cal['column']})", "players_q_best", lambda v: "—" if v is None else f"{v:.2f}"),
             Col("target pass rate", "target_pass_rate", _pct),
             Col("players, production board", "players_predicted", _pct),
             Col("95 % interval", lambda r: "—" if r.get("players_lo") is None else
                 f"{100 * r['players_lo']:.1f}–{100 * r['players_hi']:.1f} %", str),
             Col("audit boards p50", "players_predicted_p50", _pct),
-            Col("against the target", _verdict, str, off))
+            Col("against the target", judge, str, off))
     sec.blocks.append(row_table(doc.rows, cols, doc.row_label))
+    if not cal["informative"]:
+        return sec
     n_off = sum(_verdict(r) not in ("—", "target inside") for r in doc.rows)
     sec.blocks.append(Para(f"{n_off} of {len(doc.rows)} rows have a target outside their "
                            "players' interval (advisory: no line reads it).",

@@ -1,18 +1,20 @@
 """``minegen reconcile``: players' telemetry against a finished tilegen audit run (05 §17;
-decisions 196-198). Per (city, level, revision) and per seed: sessions, the observed pass
-rate with its Wilson interval, tool use, peak slot, the fail-step distribution and time
-against the level's target duration, beside the audit's simulated figures for the same
-board. Flags: abnormal seeds (observed far from what the calibrated bot figures predict,
-Benjamini-Hochberg across seeds), rows whose calibrated prediction lies outside the
-observed interval, and target-rate proposals where the players' interval excludes the
-table's target. Exit 0: consistent; 1: something flagged; 2: bad input; 130 / 143:
+decisions 196-198, 250-253). Per (city, level, revision) and per seed: sessions, the
+players' pass rate (tool-free first attempts: the figure target_pass_rate means) with its
+Wilson interval and the win rate as its own figure, tool use, peak slot, the fail-step
+distribution and time against the level's target duration, beside the audit's simulated
+figures for the same board. Flags: abnormal seeds (an exact beta-binomial test around the
+calibrated bot figure, Benjamini-Hochberg across seeds), rows whose calibrated prediction
+lies outside the observed interval (when the calibration is informative), and rows off
+their target (significant and beyond the practical margin), proposed or withheld to keep
+the city's curve. Exit 0: consistent; 1: something flagged; 2: bad input; 130 / 143:
 interrupted by SIGINT / SIGTERM (one line; no report folder, or a whole one).
 
-A pass is a ``win``; a ``quit`` session is counted apart and left out of the pass rate
-(the player neither passed nor failed the board). Bad rows and exact duplicates are
-reported with their counts; duplicates count once. A session of a row or a seed the run
-does not hold is a bad row (there is nothing to compare it with); telemetry without one
-usable session is bad input, exit 2.
+A win is a ``win``; a ``quit`` session is counted apart and left out of every rate (the
+player neither passed nor failed the board). Bad rows and exact duplicates are reported
+with their counts; duplicates count once. A session of a row or a seed the run does not
+hold is a bad row (there is nothing to compare it with); telemetry without one usable
+session is bad input, exit 2.
 """
 
 from __future__ import annotations
@@ -29,14 +31,16 @@ import polars as pl
 from boardcore.errors import InputError
 from pipeline.analysis.margin import wilson
 
-from ..telemetry import read, schema, stats, tally
+from ..telemetry import candidates, overdispersion, read, schema, stats, tally
+from . import proposals
 
 FDR = 0.05
 MIN_SESSIONS = 30  # per seed, played (not quit) sessions before a seed is tested
 
 
 def board_figures(run_dir: Path) -> pl.DataFrame:
-    """Per board of the run: key, seed and the simulated figures reconcile compares."""
+    """Per board of the run: key, seed and the simulated figures reconcile compares, with
+    every candidate bot figure of the calibration (``candidates``)."""
     path = run_dir / "records.parquet"
     if not path.is_file():
         raise InputError(f"{path} is missing: reconcile needs a finished tilegen audit run")
@@ -45,9 +49,8 @@ def board_figures(run_dir: Path) -> pl.DataFrame:
         raise InputError(f"{run_dir} is not a tilegen audit run (no tile-match record)")
     return rec.select(
         *schema.KEY, pl.col("stream_seed").alias("seed"), "seed_index", "target_pass_rate",
-        "tool_free_pass_rate", "tool_assist_pass_rate", "avg_peak_slot_usage",
-        "mean_fail_step", pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
-                                            "pass_rate_risk_averse").alias("q_best"))
+        "avg_peak_slot_usage", "mean_fail_step",
+        *(c for c in candidates.columns() if c.meta.output_name() not in schema.KEY))
 
 
 def per_seed(t: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -61,12 +64,14 @@ def per_seed(t: dict[str, pl.DataFrame]) -> pl.DataFrame:
         {"q0.1": "fail_step_p10", "q0.5": "fail_step_p50", "q0.9": "fail_step_p90"})
     times = tally.quantiles(t["times"], (0.5,)).rename({"q0.5": "time_median_s"})
     return (s.drop("undo", "remove", "shuffle", "peak")
+            .join(t["firsts"], on=tally.SEED, how="left")
             .join(fails, on=tally.SEED, how="left").join(times, on=tally.SEED, how="left")
             .sort(tally.SEED))
 
 
 def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
-              min_sessions: int = MIN_SESSIONS, mapper=None) -> dict:
+              min_sessions: int = MIN_SESSIONS, mapper=None, margin: float = proposals.MARGIN,
+              min_step: float = proposals.MIN_STEP) -> dict:
     """The reconciliation of ``telemetry`` against the run; ``mapper``: where the files
     are tallied (``tally.tally``; None: here, one after another)."""
     from pipeline.analysis.records import model
@@ -80,39 +85,49 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     bad_rows = t["bad"]
     if not t["sums"].height:
         raise read.TelemetryError(_nothing_usable(telemetry, bad_rows, dups))
-    seeds = per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
+    # the players' figure comparable with target_pass_rate (decision 250): tool-free wins
+    # of each identified player's first attempt; without player ids, of every session
+    first = bool(t["sums"]["identified"].sum())
+    n_col, w_col = ("first_played", "first_free_wins") if first else ("played", "free_wins")
+    seeds = (per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
+             .with_columns(pl.col(n_col).alias("pass_n"), pl.col(w_col).alias("pass_wins")))
     bands = _bands(run_dir)
-    tested = seeds.filter(pl.col("q_best").is_not_null() & (pl.col("played") >= min_sessions))
-    x = tested["q_best"].to_numpy()
-    wins, n = tested["wins"].to_numpy().astype(float), tested["played"].to_numpy().astype(float)
-    ab = stats.fit(x, wins, n) if tested.height >= 3 else None
-    calib = None if ab is None else {
-        "a": ab[0], "b": ab[1], "monotone": ab[1] > 0, "boards": tested.height,
-        "held_out_mae": stats.held_out_error(x, wins, n),
-        "figure": "the best strategy's tool-free pass rate (q_best)"}
-    if ab is not None:  # flag, then fit again without the flagged boards, and flag again
-        abnormal = stats.bh(stats.two_sided_p(wins, n, stats.predict(ab, x)), fdr)
-        keep = ~abnormal if (~abnormal).sum() >= 3 else np.ones(len(x), dtype=bool)
-        if not keep.all():
-            ab = stats.fit(x[keep], wins[keep], n[keep])
-            calib.update(a=ab[0], b=ab[1], monotone=ab[1] > 0, boards=int(keep.sum()),
-                         held_out_mae=stats.held_out_error(x[keep], wins[keep], n[keep]))
-        calib.update(stats.uncertainty(x[keep], wins[keep], n[keep], ab))
-        exp = stats.predict(ab, x)
-        p = stats.two_sided_p(wins, n, exp)
-        tested = tested.with_columns(pl.Series("predicted", exp), pl.Series("p_value", p),
-                                     pl.Series("abnormal", stats.bh(p, fdr)))
-    rows = _rows(seeds, calib, bands)
+    tested = seeds.filter(pl.col("q_best").is_not_null()
+                          & (pl.col("pass_n") >= min_sessions))
+    wins = tested["pass_wins"].to_numpy().astype(float)
+    n = tested["pass_n"].to_numpy().astype(float)
+    calib = None
+    if tested.height >= 3:
+        judged = candidates.judge(tested, wins, n, list(schema.KEY))
+        pick = candidates.choose(judged)
+        res = overdispersion.test_boards(tested[pick["key"]].to_numpy(), wins, n, fdr)
+        keep = res["keep"]
+        calib = {"a": res["ab"][0], "b": res["ab"][1], "monotone": res["ab"][1] > 0,
+                 "boards": int(keep.sum()), "column": pick["key"], "figure": pick["figure"],
+                 "informative": pick["informative"], "rows": pick["rows"],
+                 "rows_at_ceiling": pick["rows_at_ceiling"],
+                 "held_out_mae": stats.held_out_error(tested[pick["key"]].to_numpy()[keep],
+                                                      wins[keep], n[keep]),
+                 "predicts": "the players' tool-free pass rate, first attempts"
+                             if first else "the players' tool-free pass rate, all sessions",
+                 "candidates": judged, **res["uncertainty"]}
+        tested = tested.with_columns(pl.Series("predicted", res["predicted"]),
+                                     pl.Series("p_value", res["p"]),
+                                     pl.Series("abnormal", res["abnormal"]))
+    abnormal = tested.filter(pl.col("abnormal")) if "abnormal" in tested.columns else \
+        tested.clear()
+    rows = _rows(seeds, calib, bands, abnormal.select(tally.SEED), margin, min_sessions)
+    proposals.keep_curves(rows, min_step)
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
-            "synthetic": read.synthetic(telemetry),
+            "synthetic": read.synthetic(telemetry), "first_attempts": first,
+            "margin": margin, "min_step": min_step,
             "min_sessions": min_sessions, "calibration": calib,
             "sessions": int(seeds["sessions"].sum()) if seeds.height else 0,
             "bad_rows": bad_rows.to_dicts(), "duplicates": dups,
             "unmatched_seeds": seeds.filter(pl.col("q_best").is_null()).height,
             "rows": rows,
             "seeds": tested.to_dicts(),
-            "abnormal_seeds": tested.filter(pl.col("abnormal")).to_dicts()
-            if "abnormal" in tested.columns else []}
+            "abnormal_seeds": abnormal.to_dicts()}
 
 
 def _nothing_usable(telemetry: Path, bad: pl.DataFrame, dups: dict) -> str:
@@ -139,33 +154,48 @@ def _bands(run_dir: Path) -> dict[tuple, list[float]]:
         *schema.KEY, "tool_free_min", "tool_free_max").rows() if r[3] is not None}
 
 
-def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict) -> list[dict]:
+def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict, abnormal: pl.DataFrame,
+          margin: float, min_sessions: int) -> list[dict]:
+    """Per row: the players' pass rate comparable with the target (``pass_n``,
+    ``pass_wins``: decision 250) over the row's boards less its abnormal seeds, with its
+    Wilson interval; the players' win rate (every played session, tools and revives
+    included) on its own; the calibrated prediction where the calibration is informative;
+    the target judged (``proposals.judge``)."""
     out = []
-    for key, g in seeds.group_by(list(schema.KEY), maintain_order=True):
+    flagged = seeds.join(abnormal.with_columns(pl.lit(True).alias("_ab")), on=tally.SEED,
+                         how="left").with_columns(pl.col("_ab").fill_null(False))
+    for key, g in flagged.group_by(list(schema.KEY), maintain_order=True):
+        kept = g.filter(~pl.col("_ab"))
         played, wins = int(g["played"].sum()), int(g["wins"].sum())
-        lo, hi = wilson(wins, played) if played else (0.0, 1.0)
+        n, k = int(kept["pass_n"].sum()), int(kept["pass_wins"].sum())
+        lo, hi = wilson(k, n) if n else (0.0, 1.0)
+        w_lo, w_hi = wilson(wins, played) if played else (0.0, 1.0)
         prod = g.filter(pl.col("seed_index") == -1)
         target = g["target_pass_rate"].drop_nulls()
         row = dict(zip(schema.KEY, key), sessions=int(g["sessions"].sum()), played=played,
-                   wins=wins, observed=wins / played if played else None, lo=lo, hi=hi,
+                   wins=wins, win_rate=wins / played if played else None, win_lo=w_lo,
+                   win_hi=w_hi, pass_n=n, pass_wins=k, observed=k / n if n else None,
+                   lo=lo, hi=hi, abnormal_left_out=g.height - kept.height,
                    target=float(target[0]) if target.len() else None)
         if prod.height:
             row.update(production_tool_free=prod["tool_free_pass_rate"][0],
                        production_tool_assist=prod["tool_assist_pass_rate"][0],
                        production_q_best=prod["q_best"][0])
-        known = g.filter(pl.col("q_best").is_not_null() & (pl.col("played") > 0))
-        if cal is not None and known.height and int(known["played"].sum()) == played:
+            if cal is not None:
+                row["production_figure"] = prod[cal["column"]][0]
+        known = kept.filter(pl.col("q_best").is_not_null() & (pl.col("pass_n") > 0))
+        if cal is not None and known.height and int(known["pass_n"].sum()) == n:
             # the row's players played these boards: the prediction weighs each by its
-            # played sessions, as the observed rate does; flagged when its interval and the
-            # players' do not meet (the calibration's uncertainty counts, decision 202)
-            pred, p_lo, p_hi = stats.mean_interval(cal, known["q_best"].to_numpy(),
-                                                   known["played"].to_numpy())
+            # sessions, as the observed rate does; flagged when its interval and the
+            # players' do not meet (the calibration's uncertainty counts, decision 202),
+            # and only when the calibration can tell rows apart (decision 251)
+            pred, p_lo, p_hi = stats.mean_interval(cal, known[cal["column"]].to_numpy(),
+                                                   known["pass_n"].to_numpy())
             row.update(predicted=pred, predicted_lo=p_lo, predicted_hi=p_hi,
-                       outside=p_hi < lo or p_lo > hi)
-        if row["target"] is not None and played and not lo <= row["target"] <= hi:
-            row["proposal"] = round(wins / played, 2)
-            if tuple(key) in bands:  # a target must lie in the band (presets.toml's rule)
-                row["band"] = bands[tuple(key)]
+                       outside=bool(cal["informative"]) and (p_hi < lo or p_lo > hi))
+        proposals.judge(row, margin, min_sessions)
+        if "proposal" in row and tuple(key) in bands:  # a target must lie in the band
+            row["band"] = bands[tuple(key)]
         out.append(row)
     return out
 
@@ -192,7 +222,7 @@ def write(doc: dict, out: Path) -> Path:
                 with atomic.folder(final) as tmp:
                     (tmp / "reconcile.json").write_text(
                         json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
-                    (tmp / "report.html").write_text(html(doc), encoding="utf-8")
+                    (tmp / "report.html").write_text(html(doc, final), encoding="utf-8")
             except OSError as e:  # another reconcile renamed its folder there first
                 if e.errno in (errno.EEXIST, errno.ENOTEMPTY):
                     raise FileExistsError(final) from e
@@ -203,7 +233,7 @@ def write(doc: dict, out: Path) -> Path:
 
 
 def flagged(doc: dict) -> bool:
-    return bool(doc["abnormal_seeds"] or any(r.get("outside") or "proposal" in r
+    return bool(doc["abnormal_seeds"] or any(r.get("outside") or r.get("off_target")
                                              for r in doc["rows"]))
 
 
@@ -214,9 +244,12 @@ def summary(doc: dict, folder: Path) -> str:
              f"{doc['duplicates']['extra_copies'] or 0} duplicate copies left out",
              f"report: {folder / 'report.html'}"]
     if c:
-        lines.append(f"  calibration: player pass = logistic({c['a']:.3f} + {c['b']:.3f} "
-                     f"logit(q_best)) over {c['boards']} boards; held-out error "
-                     f"{c['held_out_mae']:.3f}")
+        lines.append(f"  calibration: {c['predicts']} = logistic({c['a']:.3f} + "
+                     f"{c['b']:.3f} logit({c['column']})) over {c['boards']} boards; "
+                     f"held-out error {c['held_out_mae']:.3f}"
+                     + ("" if c["informative"] else
+                        f"; UNINFORMATIVE: {c['column']} is at its ceiling on "
+                        f"{c['rows_at_ceiling']} of {c['rows']} rows"))
     for s in doc["abnormal_seeds"]:
         lines.append(f"  abnormal seed {s['city_id']} {s['level_id']} r{s['revision']} seed "
                      f"{s['seed']}: players {s['wins'] / s['played']:.2f} of {s['played']}, "
@@ -225,7 +258,12 @@ def summary(doc: dict, folder: Path) -> str:
         if "proposal" in r:
             lines.append(f"  proposal {r['city_id']} {r['level_id']} r{r['revision']}: "
                          f"target_pass_rate {r['target']} -> {r['proposal']} (players "
-                         f"{r['lo']:.2f}-{r['hi']:.2f})" + _outside(r))
+                         f"{r['lo']:.2f}-{r['hi']:.2f}, {r['pass_n']} sessions)"
+                         + _outside(r))
+        elif "proposal_withheld" in r:
+            w = r["proposal_withheld"]
+            lines.append(f"  withheld {r['city_id']} {r['level_id']} r{r['revision']}: "
+                         f"target_pass_rate {r['target']} -> {w['value']}: {w['why']}")
     for b in doc["bad_rows"]:
         lines.append(f"  bad rows: {b['rows']} x {b['reason']} (first rows {b['first_rows']})")
     return "\n".join(lines)
@@ -253,6 +291,8 @@ def cmd_reconcile(args) -> int:
         raise InputError("--workers and --scheduler choose the Dask cluster: give "
                          "--engine dask with them")
     from boardcore.cli import aside
+
+    from ..funnel import progress
     from pipeline.engine.interrupts import interruptible
     from pipeline.errors import Interrupted, RunInterrupted
     from pipeline.jobs.history import refresh
@@ -265,9 +305,12 @@ def cmd_reconcile(args) -> int:
         with interruptible():
             if args.engine == "local":
                 doc = aside(reconcile, run_dir, Path(args.telemetry), fdr=args.fdr,
-                            min_sessions=args.min_sessions)
+                            min_sessions=args.min_sessions, margin=args.margin,
+                            min_step=args.min_step)
             else:
                 doc = _on_dask(args, run_dir)
+            # players through the levels and where lost sessions fail (decision 259)
+            doc.update(aside(progress.part, Path(args.telemetry), run_dir, doc["sessions"]))
             folder = write(doc, Path(args.out))
             refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
             print(summary(doc, folder))
@@ -310,7 +353,8 @@ def _on_dask(args, run_dir: Path) -> dict:
                 yield i, part
 
         return reconcile(run_dir, Path(args.telemetry), fdr=args.fdr,
-                         min_sessions=args.min_sessions, mapper=mapper)
+                         min_sessions=args.min_sessions, mapper=mapper, margin=args.margin,
+                         min_step=args.min_step)
 
 
 def add_reconcile(sub, command) -> None:
@@ -333,6 +377,13 @@ def add_reconcile(sub, command) -> None:
                    f"abnormal-seed flags (default {FDR})")
     r.add_argument("--min-sessions", type=dom.SESSIONS, default=MIN_SESSIONS,
                    help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
+    r.add_argument("--margin", type=dom.MARGIN, default=proposals.MARGIN,
+                   help="practical margin: a row's target is off only when its players' "
+                        "interval excludes it and the gap is larger than this (default "
+                        f"{proposals.MARGIN}: 3 points)")
+    r.add_argument("--min-step", type=dom.MARGIN, default=proposals.MIN_STEP,
+                   help="proposed targets must fall by at least this from each level to "
+                        f"the next (default {proposals.MIN_STEP})")
     r.add_argument("--junit-xml", default=None, metavar="PATH",
                    help="also write the reconciliation as JUnit XML: per row, the players "
                         "against the prediction and the target; per tested seed, abnormal "

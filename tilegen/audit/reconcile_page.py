@@ -5,31 +5,108 @@ in a banner."""
 
 from __future__ import annotations
 
-from pipeline.reports import render
-from pipeline.reports.document import FAIL, WARN, Cell, Para, Section, Table
+import os
+from pathlib import Path
+
+from pipeline.reports import docsite, render
+from pipeline.reports.document import FAIL, WARN, Cell, Figure, Para, Section, Table
+
+from .reconcile_chart import chart
 
 LEGEND = ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
-          'tilegen audit run named below. Intervals are 95 % Wilson intervals.</p>')
+          "tilegen audit run named below. The players' intervals are 95 % Wilson intervals; "
+          "a prediction's carries the calibration's uncertainty and the boards' scatter.</p>")
+SITE = "../../.."  # the output folder, seen from <out>/tilegen/reconcile/<stamp>/
+
+
+def legend(doc: dict, here: str | os.PathLike | None = None) -> str:
+    """The legend of the page written to the folder ``here``: the audit run compared
+    (linked relative to the page when it lies in the same output folder) and the doc that
+    says what reconcile compares (``docsite``, the output folder's copy); with no ``here``
+    (no output folder) the plain LEGEND."""
+    if here is None:
+        return LEGEND
+    run = Path(doc["run"])
+    out = (Path(here) / SITE).resolve()
+    inside = run.resolve().is_relative_to(out) and (run / "report.html").is_file()
+    compared = (f'<a href="{render.h(os.path.relpath(run / "report.html", here))}">'
+                f"{render.h(run.name)}</a>" if inside else render.h(str(run)))
+    return ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
+            f"tilegen audit run {compared}. The players' intervals are 95 % Wilson intervals; "
+            "a prediction's carries the calibration's uncertainty and the boards' scatter. The "
+            "session schema and what reconcile compares: "
+            f"{render.doc_link('docs/telemetry.md', SITE, 'minegen reconcile')}.</p>")
 
 
 def _pct(v) -> str:
     return "—" if v is None else f"{100 * v:.1f} %"
 
 
+def _figure(doc: dict) -> str:
+    """What the players' pass rate is on this page (decision 250), in words."""
+    if doc.get("first_attempts"):
+        return ("the players' tool-free pass rate: of each player's first attempt at a "
+                "board, the share won with no tool used and no revive (quits left out)")
+    return ("the players' tool-free pass rate: the share of played sessions won with no "
+            "tool used and no revive (the telemetry has no player ids, so every session "
+            "counts, not only first attempts)")
+
+
 def _verdict(doc: dict) -> Section:
     sec = Section("verdict", "Verdict")
     n_bad = sum(b["rows"] for b in doc["bad_rows"])
     prop = [r for r in doc["rows"] if "proposal" in r]
+    held = [r for r in doc["rows"] if "proposal_withheld" in r]
     off = [r for r in doc["rows"] if r.get("outside")]
+    c = doc["calibration"]
+    if doc.get("synthetic"):
+        sec.blocks.append(Para(
+            "SYNTHETIC: these sessions were made by `tilegen telemetry synth`, not by "
+            "players. Every figure below shows what reconcile would say; none describes a "
+            "player.", strong=True))
+    if c and not c["informative"]:
+        sec.blocks.append(Para(
+            f"UNINFORMATIVE calibration: the bot figure it reads, {c['figure']}, is at its "
+            f"ceiling (or floor) on {c['rows_at_ceiling']} of {c['rows']} rows, and so is "
+            "every other figure the records hold. It cannot tell those rows apart, so no "
+            "row is judged against its prediction and the audit will not judge targets by "
+            "it; the proposals below come from the players alone.", strong=True))
     sec.blocks.append(Para(
-        f"{doc['sessions']} distinct sessions on {len(doc['rows'])} row(s) of the run "
-        f"{doc['run']}. {len(doc['abnormal_seeds'])} abnormal seed(s) (false-discovery rate "
-        f"{doc['fdr']:.0%}), {len(off)} row(s) whose calibrated prediction's interval misses "
-        f"the players' interval, {len(prop)} target-rate proposal(s). The input had {n_bad} bad "
-        f"row(s) (listed below, left out) and {doc['duplicates']['extra_copies']} duplicate "
-        f"cop(ies) of {doc['duplicates']['sessions']} session(s) (each counted once). A "
-        "session on a row or a seed the run does not hold is one of the bad rows: there is "
-        "nothing to compare it with.", strong=True))
+        f"{len(doc['abnormal_seeds'])} abnormal seed(s) (false-discovery rate "
+        f"{doc['fdr']:.0%}), {len(off)} row(s) whose players miss the calibrated "
+        f"prediction, {len(prop)} target-rate proposal(s)"
+        + (f" and {len(held)} withheld: applied, they would flatten a city's curve, so the "
+           "data cannot support a curve there" if held else "")
+        + f", from {doc['sessions']} distinct sessions on {len(doc['rows'])} row(s) of the "
+        f"run {doc['run']}.", strong=True))
+    sec.blocks.append(Para(
+        f"Players' pass rate, the figure compared with target_pass_rate: {_figure(doc)}. "
+        "The players' win rate (every win, tools and revives included) is shown beside it "
+        "as its own figure and is compared with nothing. A target is off when the players' "
+        f"95 % interval excludes it and the gap is larger than {100 * doc['margin']:.0f} "
+        f"points (--margin); proposed targets must fall by at least "
+        f"{100 * doc['min_step']:.0f} points from each level to the next (--min-step). "
+        f"The input had {n_bad} bad row(s) (listed below, left out) and "
+        f"{doc['duplicates']['extra_copies']} duplicate cop(ies) of "
+        f"{doc['duplicates']['sessions']} session(s) (each counted once)."))
+    return sec
+
+
+def _chart(doc: dict) -> Section:
+    sec = Section("chart", "Players against the calibrated prediction")
+    svg = chart(doc["rows"])
+    if svg is None:
+        sec.blocks.append(Para("No chart: no calibration could be fitted (fewer than 3 "
+                               "boards with enough sessions)."))
+        return sec
+    c = doc["calibration"]
+    sec.blocks.append(Figure("chart-pred", svg, (
+        "One point per row: across, the players' pass rate the calibration predicts for "
+        "the boards the row's players played (weighted by their sessions); up, the "
+        "players' pass rate observed, without the row's abnormal seeds. Bars: 95 % "
+        "intervals. On the dashed line the two agree; red: the two intervals do not meet."
+        + ("" if c["informative"] else " The calibration is uninformative (see the "
+           "verdict): points lined up on one prediction say that, not that rows agree."))))
     return sec
 
 
@@ -41,48 +118,69 @@ def _calibration(doc: dict) -> Section:
                                f"(at least {doc['min_sessions']} each)."))
         return sec
     sec.blocks.append(Para(
-        f"Predicted player pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), q "
-        f"being {c['figure']}; fitted on {c['boards']} of the {len(doc['seeds'])} tested "
-        f"boards (a board flagged abnormal is left out of the refit), each with at least "
-        f"{doc['min_sessions']} played sessions each. "
+        f"Predicted players' pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), "
+        f"q being {c['figure']} ({c['column']} in the records); fitted on {c['boards']} of "
+        f"the {len(doc['seeds'])} tested boards (a board flagged abnormal is left out of the "
+        f"refit), each with at least {doc['min_sessions']} sessions. "
         + ("It rises with q (monotone). " if c["monotone"] else
            "WARNING: it falls as q rises: the bot's figure does not order these boards. ")
-        + f"Held-out error: the predicted rate misses a board's observed rate by "
-          f"{c['held_out_mae']:.3f} on average on boards left out of the fit (5 folds)."))
+        + f"Held-out error: on boards left out of the fit (5 folds) the prediction missed "
+          f"the players by {100 * c['held_out_mae']:.1f} points on average. Boards scatter "
+          f"around the mapping beyond their binomial noise by tau2 = {c['tau2']:.3f} on the "
+          "logit scale: the abnormal-seed test and every prediction interval count it."))
+    sec.blocks.append(Para(
+        "Every candidate figure the records hold, judged by held-out error and by how far "
+        "it spreads the rows (the standard deviation of the rows' logits). A figure at its "
+        "ceiling (99 % or more, or 1 % or less) on more than half the rows cannot rank "
+        "them: it is uninformative, whatever its error. The chosen one is the informative "
+        "figure with the lowest held-out error (within 0.2 points, the wider spread). The "
+        "records hold no deliberately weaker player (the weakest strategy of each board is "
+        "the nearest) and no share of runs won within k clicks of the slot filling."))
+    sec.blocks.append(Table(
+        ["figure", "held-out error (points)", "rows at ceiling or floor", "spread across rows",
+         "informative", "chosen"],
+        [[Cell(f"{k['figure']}"), Cell(f"{100 * k['held_out_mae']:.1f}"),
+          Cell(f"{k['rows_at_ceiling']} of {k['rows']}"), Cell(f"{k['spread']:.2f}"),
+          Cell("yes" if k["informative"] else "no", None if k["informative"] else WARN),
+          Cell("chosen" if k["key"] == c["column"] else "")]
+         for k in c["candidates"]]))
     return sec
 
 
 def _rows(doc: dict) -> Section:
-    sec = Section("rows", "Rows: players against the simulation")
+    sec = Section("rows", "Rows: players against the target and the simulation")
     sec.blocks.append(Para(
-        "Observed: wins / played sessions (quits left out). Simulated: the production "
+        "Players' pass rate: the figure compared with target_pass_rate (see the verdict), "
+        "over the row's boards without its abnormal seeds, with its 95 % Wilson interval "
+        "and the sessions behind it. Win rate: every win over played sessions, tools and "
+        "revives included (quits left out), its own figure. Simulated: the production "
         "board's scripted tool-free and tool-assisted pass rates (the three strategies "
-        "together); q_best: the best strategy's tool-free rate, the figure the calibration "
-        "reads. Predicted: the calibrated "
-        "player pass rate of the boards the row's players played, weighted by their played "
-        "sessions, with its 95 % interval (the calibration's uncertainty and the boards' "
-        "scatter around it); marked when the two intervals do not meet (a dash when no "
-        "calibration could be fitted). Proposal: the observed rate, where "
-        "the players' interval excludes target_pass_rate (presets.toml); a proposal outside "
-        "the level's tool-free band (acceptance.toml) cannot be written into presets.toml "
-        "as it is: it says so, and the band would have to move first."))
+        "together). Predicted: the calibrated players' pass rate of the boards the row's "
+        "players played, with its 95 % interval (the calibration's uncertainty and the "
+        "boards' scatter); marked when it and the players' interval do not meet. Proposal: "
+        "the players' pass rate, where the players' interval excludes target_pass_rate "
+        "(presets.toml) by more than the margin; withheld when it would flatten the city's "
+        "curve; a proposal outside the level's tool-free band (acceptance.toml) says so."))
     rows = []
     for r in doc["rows"]:
         off = r.get("outside")
         rows.append([
-            Cell(f"{r['city_id']} {r['level_id']} r{r['revision']}"), Cell(str(r["played"])),
-            Cell(f"{_pct(r['observed'])} ({_span(r['lo'], r['hi'])})"),
+            Cell(f"{r['city_id']} {r['level_id']} r{r['revision']}"),
+            Cell(f"{_pct(r['observed'])} ({_span(r['lo'], r['hi'])})"
+                 if r.get("observed") is not None else "—"),
+            Cell(str(r.get("pass_n", 0))),
+            Cell(f"{_pct(r.get('win_rate'))} ({_span(r['win_lo'], r['win_hi'])})"
+                 if r.get("win_rate") is not None else "—"),
             Cell(_pct(r.get("production_tool_free"))),
             Cell(_pct(r.get("production_tool_assist"))),
-            Cell(_pct(r.get("production_q_best"))),
             Cell(f"{_pct(r.get('predicted'))} ({_span(r['predicted_lo'], r['predicted_hi'])})"
                  if "predicted" in r else "—",
                  FAIL if off else None),
             Cell(_pct(r.get("target"))),
-            Cell(_proposal(r), WARN if "proposal" in r else None)])
-    sec.blocks.append(Table(["row", "played", "observed % (95 % interval)", "simulated tool-free",
-                             "simulated with tools", "best strategy (q_best)",
-                             "predicted, boards played % (95 %)", "target",
+            Cell(_proposal(r), WARN if "proposal" in r or "proposal_withheld" in r else None)])
+    sec.blocks.append(Table(["row", "players' pass rate % (95 %)", "sessions",
+                             "win rate % (95 %)", "simulated tool-free",
+                             "simulated with tools", "predicted % (95 %)", "target",
                              "proposal"],
                             rows))
     return sec
@@ -94,13 +192,17 @@ def _span(lo: float, hi: float) -> str:
 
 
 def _proposal(r: dict) -> str:
+    if "proposal_withheld" in r:
+        w = r["proposal_withheld"]
+        return f"withheld ({_pct(w['value'])}): {w['why']}"
     if "proposal" not in r:
         return "—"
+    text = (f"{_pct(r['proposal'])} ({_span(r['lo'], r['hi'])}, {r['pass_n']} sessions; "
+            f"gap {100 * r['gap']:+.1f} points)")
     band = r.get("band")
     if band and not band[0] <= r["proposal"] <= band[1]:
-        return (f"{_pct(r['proposal'])}, outside the level's band {_pct(band[0])}–"
-                f"{_pct(band[1])}")
-    return _pct(r["proposal"])
+        return f"{text}, outside the level's band {_pct(band[0])}–{_pct(band[1])}"
+    return text
 
 
 def _seeds(doc: dict) -> Section:
@@ -111,7 +213,8 @@ def _seeds(doc: dict) -> Section:
         return sec
     sec.blocks.append(Para(
         "Seeds whose players pass far from the calibrated prediction for that very board "
-        "(an exact binomial test per seed, Benjamini–Hochberg across the "
+        "(an exact beta-binomial test per seed: boards scatter around the prediction by the "
+        "calibration's tau2 besides their binomial noise; Benjamini–Hochberg across the "
         f"{len(doc['seeds'])} tested seeds: about {100 * doc['fdr']:.0f} % of the seeds "
         "listed may be flagged by chance). Each row's command draws the board and writes a "
         "page to play it."))
@@ -121,10 +224,10 @@ def _seeds(doc: dict) -> Section:
                 f"{s['revision']} --seed {s['seed']} --play board.html`")
 
     sec.blocks.append(Table(
-        ["row", "seed", "played", "players", "predicted", "p-value", "fail step p50",
+        ["row", "seed", "sessions", "players' pass rate", "predicted", "p-value", "fail step p50",
          "look at it"],
         [[Cell(f"{s['city_id']} {s['level_id']} r{s['revision']}"), Cell(str(s["seed"])),
-          Cell(str(s["played"])), Cell(_pct(s["wins"] / s["played"]), FAIL),
+          Cell(str(s["pass_n"])), Cell(_pct(s["pass_wins"] / s["pass_n"]), FAIL),
           Cell(_pct(s["predicted"])), Cell(f"{s['p_value']:.1e}"),
           Cell(str(s.get("fail_step_p50") or "—")), Cell(cmd(s))]
          for s in doc["abnormal_seeds"]]))
@@ -134,7 +237,10 @@ def _seeds(doc: dict) -> Section:
 def _bad(doc: dict) -> Section:
     sec = Section("input", "The input: bad rows")
     if not doc["bad_rows"]:
-        sec.blocks.append(Para("Every row of the input follows the schema (docs/telemetry.md)."))
+        sec.blocks.append(Para("Every row of the input follows the schema ("
+                               + docsite.link("docs/telemetry.md", "docs/telemetry.md",
+                                              "The session (one row per session)", SITE)
+                               + ")."))
         return sec
     sec.blocks.append(Para(
         "Each bad row is left out of every figure. Rows count from 0 in each file: CSV row "
@@ -149,12 +255,17 @@ def _bad(doc: dict) -> Section:
     return sec
 
 
-def html(doc: dict) -> str:
-    flagged = doc["abnormal_seeds"] or any(r.get("outside") or "proposal" in r
+def html(doc: dict, here: str | os.PathLike | None = None) -> str:
+    """The page; ``here``: the folder it is written to (its links are relative to it)."""
+    from ..funnel import page as funnel_page  # the funnel and fail steps (decision 259)
+
+    flagged = doc["abnormal_seeds"] or any(r.get("outside") or r.get("off_target")
                                            for r in doc["rows"])
     badge = ("flagged", "fail") if flagged else ("consistent", "pass")
     banner = ("SYNTHETIC telemetry: these sessions were made by `tilegen telemetry synth`, "
               "not by players.") if doc.get("synthetic") else None
     return render.html("Telemetry against the simulation",
-                       [_verdict(doc), _rows(doc), _seeds(doc), _calibration(doc), _bad(doc)],
-                       badge=badge, legend=LEGEND, banner=banner)
+                       [_verdict(doc), _chart(doc), _rows(doc), _seeds(doc),
+                        _calibration(doc), *funnel_page.reconcile_sections(doc),
+                        _bad(doc)],
+                       badge=badge, legend=legend(doc, here), banner=banner)

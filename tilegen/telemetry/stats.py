@@ -1,7 +1,8 @@
 """The statistics of the reconciliation (decision 198), plain numpy: the players'
 calibration (a binomial logistic fit of the observed pass rate on the logit of a bot
-figure: monotone when its slope is positive), held-out error by k-fold, the exact binomial
-test and the Benjamini-Hochberg step-up for the abnormal-seed flags. The Wilson interval is
+figure: monotone when its slope is positive), held-out error by k-fold, and the
+Benjamini-Hochberg step-up for the abnormal-seed flags. The seeds' exact test, with the
+boards' scatter, is ``overdispersion`` (decision 252). The Wilson interval is
 ``pipeline.analysis.margin.wilson`` (on the audit side, which reconcile is).
 """
 
@@ -17,17 +18,33 @@ def logit(p) -> np.ndarray:
 
 
 def fit(x: np.ndarray, wins: np.ndarray, n: np.ndarray, iters: int = 50) -> tuple[float, float]:
-    """(a, b) maximising the binomial likelihood of wins / n = logistic(a + b logit(x))
-    (Newton steps from (0, 1); a fixed number of steps: deterministic)."""
-    X = np.column_stack([np.ones_like(x, dtype=np.float64), logit(x)])
-    beta = np.array([0.0, 1.0])
+    """(a, b) maximising the binomial likelihood of wins / n = logistic(a + b logit(x)):
+    Newton steps from the pooled rate (a = its logit, b = 0), each halved until the
+    likelihood does not fall (a fixed number of steps: deterministic; a full Newton step
+    from far away overshoots and diverges)."""
+    x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    X = np.column_stack([np.ones_like(x), logit(x)])
+    pooled = min(max((wins.sum() + 0.5) / (n.sum() + 1.0), 1e-6), 1 - 1e-6)
+    beta = np.array([math.log(pooled / (1 - pooled)), 0.0])
+
+    def loglik(b: np.ndarray) -> float:
+        eta = X @ b
+        return float((wins * eta - n * np.logaddexp(0.0, eta)).sum())
+
+    ll = loglik(beta)
     for _ in range(iters):
         p = 1 / (1 + np.exp(-(X @ beta)))
         w = n * p * (1 - p) + 1e-12
         g = X.T @ (wins - n * p)
         H = X.T @ (X * w[:, None]) + 1e-9 * np.eye(2)
         step = np.linalg.solve(H, g)
-        beta = beta + step
+        for _ in range(30):
+            new = beta + step
+            ll_new = loglik(new)
+            if ll_new >= ll - 1e-12:
+                break
+            step = step / 2
+        beta, ll = new, ll_new
         if np.abs(step).max() < 1e-12:
             break
     return float(beta[0]), float(beta[1])
@@ -98,37 +115,6 @@ def held_out_error(x, wins, n, folds: int = 5) -> float:
         ab = fit(x[~test], wins[~test], n[~test])
         err[test] = np.abs(predict(ab, x[test]) - wins[test] / np.maximum(n[test], 1))
     return float((err * n).sum() / max(n.sum(), 1))
-
-
-def binom_p(k: int, n: int, p: float) -> float:
-    """Exact two-sided binomial p-value of k wins in n at rate p: the total probability of
-    the outcomes no more likely than k (R's binom.test). Exact where the normal
-    approximation fails, at rates near 0 or 1."""
-    p = min(max(p, 1e-12), 1 - 1e-12)
-    j = np.arange(n + 1)
-    logpmf = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1)
-                                              for i in j]) + j * math.log(p)
-              + (n - j) * math.log1p(-p))
-    pmf = np.exp(logpmf)
-    return float(min(1.0, pmf[pmf <= pmf[k] * (1 + 1e-7)].sum()))
-
-
-EXACT_VARIANCE = 200.0  # n p (1 - p) below which the exact test is used
-
-
-def two_sided_p(wins: np.ndarray, n: np.ndarray, exp: np.ndarray) -> np.ndarray:
-    """Per board: ``binom_p`` where n p (1 - p) < EXACT_VARIANCE (small or skewed counts,
-    rates near 0 or 1), else the normal approximation with continuity correction (exact
-    enough there, and O(1) instead of O(n))."""
-    out = []
-    for k, m, e in zip(wins, n, exp):
-        v = m * e * (1 - e)
-        if v < EXACT_VARIANCE:
-            out.append(binom_p(int(k), int(m), float(e)))
-        else:
-            z = max(0.0, abs(k - m * e) - 0.5) / math.sqrt(v)
-            out.append(math.erfc(z / math.sqrt(2)))
-    return np.array(out)
 
 
 def bh(p: np.ndarray, q: float) -> np.ndarray:

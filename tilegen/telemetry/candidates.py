@@ -1,0 +1,79 @@
+"""Which bot figure the players' calibration reads (issue 32; decision 251): every figure
+the audit's records hold that could stand for a player's tool-free pass rate is a
+candidate, judged by its held-out error and by the spread it shows across rows. A figure
+at its ceiling (or floor) on most rows cannot tell those rows apart, whatever its error:
+it is reported as uninformative, and reconcile then neither judges rows against its
+predictions nor lets the audit judge targets by it.
+
+The records hold each scripted strategy's tool-free pass rate, their mean, the best and
+the weakest (the records hold no deliberately weaker player: the weakest strategy of the
+board is the nearest one), and the tool-assisted pass rate. They hold no share of runs won
+within k clicks of the slot filling, so that figure is not a candidate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from . import stats
+
+STRATEGIES = ("pass_rate_match_first", "pass_rate_slot_build", "pass_rate_risk_averse")
+# (key, what it is in words): the key is the record column, or q_best / q_worst
+CANDIDATES = (
+    ("q_best", "the best strategy's tool-free pass rate (q_best)"),
+    ("tool_free_pass_rate", "the three strategies' tool-free pass rate (tool_free_pass_rate)"),
+    ("pass_rate_match_first", "match-first's tool-free pass rate"),
+    ("pass_rate_slot_build", "slot-build's tool-free pass rate"),
+    ("pass_rate_risk_averse", "risk-averse's tool-free pass rate"),
+    ("q_worst", "the weakest strategy's tool-free pass rate (q_worst)"),
+    ("tool_assist_pass_rate", "the tool-assisted pass rate (tool_assist_pass_rate)"),
+)
+NAMES = dict(CANDIDATES)
+CEILING = 0.99  # a figure at or above this (or at or below 1 - this) cannot rank boards
+TIE = 0.002  # held-out errors this close are a tie: the wider spread wins
+
+
+def expr(key: str) -> pl.Expr:
+    """The candidate as a Polars expression over record columns."""
+    if key == "q_best":
+        return pl.max_horizontal(*STRATEGIES)
+    if key == "q_worst":
+        return pl.min_horizontal(*STRATEGIES)
+    return pl.col(key)
+
+
+def columns() -> list[pl.Expr]:
+    return [expr(k).alias(k) for k, _ in CANDIDATES]
+
+
+def judge(boards: pl.DataFrame, wins: np.ndarray, n: np.ndarray,
+          row_keys: list[str]) -> list[dict]:
+    """Per candidate: its held-out error (``stats.held_out_error``: mean absolute error on
+    boards left out of the fit), the rows at its ceiling or floor (the median of the row's
+    tested boards), the spread across rows (the standard deviation of the rows' logits,
+    clipped to 0.01-0.99) and whether it is informative (at its ceiling or floor on at most
+    half the rows). ``boards``: the tested boards with the candidate columns."""
+    rows = boards.select(row_keys).unique(maintain_order=True).height
+    out = []
+    for key, words in CANDIDATES:
+        x = boards[key].to_numpy().astype(np.float64)
+        per_row = (boards.with_columns(pl.Series("_x", x)).group_by(row_keys)
+                   .agg(pl.col("_x").median())["_x"].to_numpy())
+        at = int(((per_row >= CEILING) | (per_row <= 1 - CEILING)).sum())
+        out.append({"key": key, "figure": words,
+                    "held_out_mae": stats.held_out_error(x, wins, n),
+                    "rows": rows, "rows_at_ceiling": at,
+                    "spread": float(np.std(stats.logit(per_row))) if rows else 0.0,
+                    "informative": bool(rows) and at <= rows / 2})
+    return out
+
+
+def choose(judged: list[dict]) -> dict:
+    """The informative candidate with the lowest held-out error (within ``TIE``, the one
+    with the widest spread); when none is informative, the lowest error, still marked
+    uninformative."""
+    pool = [c for c in judged if c["informative"]] or judged
+    best = min(c["held_out_mae"] for c in pool)
+    near = [c for c in pool if c["held_out_mae"] <= best + TIE]
+    return max(near, key=lambda c: (c["spread"], -c["held_out_mae"]))

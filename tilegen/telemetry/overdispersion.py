@@ -1,0 +1,148 @@
+"""Boards of a row differ beyond binomial noise (issue 32; decision 252): the abnormal-seed
+test models that scatter, so its false-discovery rate holds at any number of sessions per
+board.
+
+The model: a board's players pass at a rate drawn around the calibrated prediction for its
+bot figure, with ``tau2`` (on the logit scale) the boards' own scatter plus the prediction's
+uncertainty; given that rate, its sessions are binomial. The board's wins are then
+beta-binomial: the Beta with the prediction's mean and the variance the logit scatter gives
+(``rho = mu (1 - mu) var_logit``, the delta method), mixed over the binomial. Without
+scatter (``var_logit = 0``) it is the binomial itself.
+
+Each p-value is exact for that model: the two-sided sum of the beta-binomial probabilities
+no larger than the observed one (R's ``binom.test`` rule), summed over every outcome 0 .. n
+(numpy, no approximation at any n). ``tau2`` is estimated robustly (a median equation), so
+a few abnormal boards do not inflate it and hide themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from . import stats
+
+CHI2_1_MEDIAN = 0.454936423119572  # the median of a chi-square with 1 degree of freedom
+RHO_MAX = 0.5  # an intra-board correlation above this would say boards are coin flips
+
+
+def empirical_logit(wins, n) -> np.ndarray:
+    """log((w + 1/2) / (n - w + 1/2)): finite at 0 and n wins (Haldane's correction)."""
+    wins, n = np.asarray(wins, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    return np.log((wins + 0.5) / (n - wins + 0.5))
+
+
+def logit_variance(n, p) -> np.ndarray:
+    """The variance of ``empirical_logit`` over the binomial (n, p) alone: exact (summed
+    over 0 .. n) where n p (1 - p) < 50, where the corrected logit is bounded and the
+    textbook 1 / (n p (1 - p)) overstates it; that formula elsewhere."""
+    n, p = np.asarray(n, dtype=np.float64), np.clip(np.asarray(p, dtype=np.float64),
+                                                    1e-12, 1 - 1e-12)
+    v = 1.0 / (n * p * (1 - p))
+    for i in np.nonzero(n * p * (1 - p) < 50)[0]:
+        m = int(n[i])
+        lp = _log_pmf(m, float(p[i]), 0.0)
+        w = np.exp(lp - lp.max())
+        w /= w.sum()
+        el = empirical_logit(np.arange(m + 1), m)
+        v[i] = float((w * (el - (w * el).sum()) ** 2).sum())
+    return v
+
+
+def scatter(eta: np.ndarray, wins, n) -> float:
+    """``tau2``: the boards' variance around the logits ``eta`` beyond their binomial part,
+    the value where the median of r^2 / (tau2 + v) is the chi-square(1) median (r the
+    residual logit, v its binomial variance). A median, not a mean: the few boards the test
+    is looking for do not move it. 0 when the boards scatter no more than chance."""
+    wins, n = np.asarray(wins, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    p = stats.logistic(eta)
+    r2 = (empirical_logit(wins, n) - eta) ** 2
+    v = logit_variance(n, p)
+
+    def excess(t: float) -> float:
+        return float(np.median(r2 / (t + v))) - CHI2_1_MEDIAN
+
+    if len(r2) == 0 or excess(0.0) <= 0:
+        return 0.0
+    lo, hi = 0.0, max(1e-6, float(np.median(r2)) * 10)
+    while excess(hi) > 0:
+        hi *= 2
+    for _ in range(60):  # bisection: deterministic to ~1e-18 of the bracket
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+@functools.lru_cache(maxsize=8)
+def _log_choose(n: int) -> np.ndarray:
+    """log C(n, k), k = 0 .. n (shared by every board with n sessions; read-only)."""
+    k = np.arange(n, dtype=np.float64)
+    out = np.concatenate(([0.0], np.cumsum(np.log(n - k) - np.log(k + 1))))
+    out.flags.writeable = False
+    return out
+
+
+def _log_pmf(n: int, mu: float, rho: float) -> np.ndarray:
+    """log P(k), k = 0 .. n, of the beta-binomial of mean ``mu`` and intra-board
+    correlation ``rho`` (the binomial at rho = 0): log C(n, k) plus the log of the Beta
+    integral, built from the ratio of its successive terms."""
+    k = np.arange(n, dtype=np.float64)
+    if rho <= 0:
+        return _log_choose(n) + np.arange(n + 1) * math.log(mu) + (n - np.arange(n + 1)) \
+            * math.log1p(-mu)
+    s = 1 / rho - 1
+    a, b = mu * s, (1 - mu) * s
+    start = math.lgamma(n + b) + math.lgamma(a + b) - math.lgamma(n + a + b) - math.lgamma(b)
+    ratio = np.log((k + a) / (n - k - 1 + b))
+    return _log_choose(n) + np.concatenate(([start], start + np.cumsum(ratio)))
+
+
+def p_value(k: int, n: int, mu: float, rho: float = 0.0) -> float:
+    """Exact two-sided p-value of ``k`` wins in ``n`` sessions: the total probability of
+    the outcomes no more likely than k, under the beta-binomial (mu, rho)."""
+    if n <= 0:
+        return 1.0
+    mu = min(max(mu, 1e-12), 1 - 1e-12)
+    lp = _log_pmf(int(n), mu, min(max(rho, 0.0), RHO_MAX))
+    pmf = np.exp(lp - lp.max())
+    pmf /= pmf.sum()  # the ratios accumulate rounding; the total is 1 by definition
+    return float(min(1.0, pmf[pmf <= pmf[int(k)] * (1 + 1e-7)].sum()))
+
+
+def p_values(wins, n, mu, var_logit) -> np.ndarray:
+    """Per board: ``p_value`` with rho = mu (1 - mu) var_logit (the logit scatter on the
+    rate scale, the delta method)."""
+    wins, n, mu = (np.asarray(v, dtype=np.float64) for v in (wins, n, mu))
+    var = np.broadcast_to(np.asarray(var_logit, dtype=np.float64), mu.shape)
+    rho = np.clip(mu * (1 - mu) * var, 0.0, RHO_MAX)
+    return np.array([p_value(int(k), int(m), float(e), float(r))
+                     for k, m, e, r in zip(wins, n, mu, rho)])
+
+
+def test_boards(x, wins, n, fdr: float) -> dict:
+    """Flag the boards whose players pass unlike the calibration predicts for their bot
+    figure ``x``: fit, flag (Benjamini-Hochberg at ``fdr``), fit again without the flagged
+    boards, estimate the scatter on every board from that fit, and flag again. Returns the
+    mapping (a, b), its uncertainty (``stats.uncertainty``, with this ``tau2``), the
+    prediction, the variance each board's test allows, the p-values and the flags."""
+    x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    ab = stats.fit(x, wins, n)
+    eta = ab[0] + ab[1] * stats.logit(x)
+    tau2 = scatter(eta, wins, n)
+    first = stats.bh(p_values(wins, n, stats.logistic(eta), tau2), fdr)
+    keep = ~first if (~first).sum() >= 3 else np.ones(len(x), dtype=bool)
+    if not keep.all():
+        ab = stats.fit(x[keep], wins[keep], n[keep])
+    eta = ab[0] + ab[1] * stats.logit(x)
+    tau2 = scatter(eta, wins, n)  # all boards: the median does not follow the flagged few
+    unc = stats.uncertainty(x[keep], wins[keep], n[keep], ab)
+    unc["tau2"] = tau2
+    l = stats.logit(x)
+    (c00, c01), (_, c11) = unc["cov"]
+    var = tau2 + np.maximum(c00 + 2 * c01 * l + c11 * l * l, 0.0)  # scatter + the fit's own
+    pred = stats.logistic(eta)
+    p = p_values(wins, n, pred, var)
+    return {"ab": ab, "uncertainty": unc, "keep": keep, "predicted": pred, "var_logit": var,
+            "p": p, "abnormal": stats.bh(p, fdr)}
