@@ -31,7 +31,7 @@ from ..errors import (
     describe_os_error,
 )
 from .. import hints
-from . import history
+from . import history, latest_tune
 from ..generator import Tune, load_generator, require
 from ..options import DEFAULT_OUT, AuditOptions, parse_daily, usable_out
 from ..reports import audit_page
@@ -96,9 +96,11 @@ def check_n(gen, n) -> None:
 
 
 def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
-              index: bool = True) -> AuditResult:
+              index: bool = True, site: str | None = None) -> AuditResult:
     """The audit of ``opts``; ``index``: keep ``<out>/index.html`` (a tune's own audits,
-    inside the tune's folder, do not: the tune's page links them)."""
+    inside the tune's folder, do not: the tune's page links them); ``site``: the output
+    folder whose rendered docs the pages link (default ``opts.out``; a tune's own audits
+    link the tune's output folder's)."""
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
     full = not opts.rows  # every row of the table (or, with --daily, every daily)
@@ -161,8 +163,8 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
     if gen.calibration:  # what the report's predictions were made from
-        manifest["calibration"] = {k: gen.calibration[k] for k in ("file", "sha256",
-                                                                   "synthetic")}
+        manifest["calibration"] = {k: gen.calibration[k] for k in (
+            "file", "sha256", "synthetic", "figure", "informative", "held_out_mae")}
     if opts.resume:
         manifest["resumed_from"] = run_id
     # LATEST names the newest complete full-table audit; a subset, or the resume of an
@@ -188,7 +190,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                 result = _finish(gen, catalog, plans, feeder.drain(), tmp, vdir / run_id,
                                  manifest, ex, t_start, {"setup": round(t0 - t_start, 3),
                                                          "generate": round(t1 - t0, 3)},
-                                 index)
+                                 index, site or opts.out)
     except OutputError as e:  # a finished row could not be written (a full disk)
         raise OutputError(f"--out {opts.out}: {e}; {resume_hint(run_id, ref, opts.out)}"
                           ) from None
@@ -252,7 +254,7 @@ def refuse_changed_rows(gen, run: str, facts: dict, keys: list, expects: list[di
 
 
 def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, ex,
-            t_start: float, timings: dict, index: bool) -> AuditResult:
+            t_start: float, timings: dict, index: bool, site: str) -> AuditResult:
     """Lines, tables and reports of a collected run, written into ``tmp`` (the run folder
     before its atomic rename). The boards the report draws are made on the cluster, which
     then closes while the files are written."""
@@ -293,8 +295,12 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     locked = {k: gen.locked_why(catalog, k) for k in by_key
               if isinstance(gen, Tune) and gen.locked(catalog, k)}
     link = os.path.relpath(Path(manifest["out"]) / history.INDEX, run_dir) if index else ""
+    latest_tune.save_drawings(tmp, drawings, pages)  # the report can be written again
     doc = AuditDoc(manifest, rows.to_dicts(), results, gen, tables, notes, drawings,
-                   index=link, locked=locked, pages=pages)
+                   index=link, locked=locked, pages=pages,
+                   site=os.path.relpath(site, run_dir),
+                   tune=latest_tune.find(run_dir, manifest) if index else None,
+                   sweeps=latest_tune.sweeps(manifest) if index else ())
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.lines import NEGATE, Line, advisory_warnings, fmt_threshold, hard_failures
+from ..analysis.lines import Line, advisory_warnings, hard_failures
 from ..hints import RunHints
-from . import drill, render
+from . import drill, render, todo
 from .document import (
-    FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
+    FAIL, NA, WARN, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
 )
-from . import intent
+from . import docsite, intent
 from .svg import Marks, Series, Shade, line_chart
 
 FACT_KEYS = [("run id", "run_id"), ("created (UTC)", "created_utc"),
@@ -45,7 +45,13 @@ class AuditDoc:
     drawings: dict = field(default_factory=dict)  # (row key, board index) -> drawing
     pages: dict = field(default_factory=dict)  # (row key, board index) -> its play page
     index: str = ""  # the output folder's index.html, relative to the run folder
+    # the output folder whose docs/ the page links (reports.docsite), relative to the run
+    # folder; None: a page outside an output folder names the docs instead
+    site: str | None = None
     locked: dict = field(default_factory=dict)  # row key -> why the design fixes it
+    tune: Any = None  # the latest tune of the run (``tuned.TuneView``), or None
+    rewritten: bool = False  # written again from the run folder (``jobs.latest_tune``)
+    sweeps: tuple = ()  # the finished sweeps of the run's tables (``tuned.SweepView``)
 
     @property
     def lines(self) -> tuple[Line, ...]:
@@ -80,32 +86,61 @@ class AuditDoc:
         return {self.key(r) for r in self.hard_failures}
 
 
-def _verdict(doc: AuditDoc) -> Section:
-    failing = doc.hard_failures
-    by_name = {ln.name: ln for ln in doc.lines}
+def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
+    """The first screen: the verdict, then what to do tonight (``todo``), then one line
+    saying where the advisory findings are."""
     hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
     sec = Section("verdict", "Verdict")
-    if doc.index:
-        sec.blocks.append(Para(f"This run's tunes and diffs, every other run of this output "
-                               f"folder, its sweeps, and what moved since the run before: "
-                               f"[index.html]({doc.index}#runs)."))
     if doc.ok:
         sec.blocks.append(Para(f"PASS: every hard line ({hard}) holds on all "
                                f"{len(doc.rows)} rows.", strong=True))
     else:
-        sec.blocks.append(Para(f"FAIL: {len(failing)} hard-line failure(s) on "
+        sec.blocks.append(Para(f"FAIL: {len(doc.hard_failures)} hard-line failure(s) on "
                                f"{len(doc.failed_keys())} of {len(doc.rows)} rows.",
                                strong=True))
-        sec.blocks.append(Bullets([Cell(
-            f"[{r['line']} failed on {doc.row_label(r)}](#drill-"
-            + "-".join(str(v) for v in doc.key(r)) + f"): {by_name[r['line']].what} "
-            f"{num(r['observed'])} {NEGATE.get(r['op'], 'fails ' + r['op'])} "
-            f"{fmt_threshold(r['threshold'])}", FAIL) for r in failing]))
+    cal = doc.manifest.get("calibration")
+    if cal:  # the players' predictions ride along: say from what, and how far to trust them
+        sec.blocks.append(Para(_calibration_status(cal), strong=True))
     expected = 0 if doc.ok else 1
     if doc.manifest.get("exit_code") != expected:
         sec.blocks.append(Para(f"WARNING: the manifest says exit_code "
                                f"{doc.manifest.get('exit_code')!r} but the line results "
                                f"call for {expected}.", strong=True))
+    if not doc.ok:
+        sec.blocks += todo.todo(doc, tune_cmd)
+    n = len(_advisories(doc))
+    if intent.section(doc) is not None:
+        sec.blocks.append(Para("Per row, what the table asks against what its boards "
+                               "deliver: [What the table asks, what the boards deliver]"
+                               "(#intent)."))
+    warned = {r["line"] for r in advisory_warnings(doc.results)}
+    named = [ln.name for ln in doc.lines if ln.name in warned]  # every failing one, by name
+    sec.blocks.append(Para(f"Advisory findings (never change the exit code): {n}"
+                           + (f", among them advisory line(s) {', '.join(named)} failing"
+                              if named else "") + " — [Advisory](#advisory)."
+                           + (f" This run's tunes and diffs, every other run of this output "
+                              f"folder, its sweeps: [index.html]({doc.index}#runs)."
+                              if doc.index else "")))
+    return sec
+
+
+def _calibration_status(cal: dict) -> str:
+    """The verdict's line on an attached players' calibration (``--calibration``): its
+    file, whether it was fitted on synthetic telemetry, and whether its bot figure can tell
+    rows apart (decision 251)."""
+    words = [f"A players' calibration is attached: {cal['file']}"]
+    if cal.get("synthetic"):
+        words.append("SYNTHETIC (fitted on made-up sessions: it predicts no real player)")
+    if cal.get("informative") is False:
+        words.append(f"UNINFORMATIVE ({cal.get('figure', 'its bot figure')} is at its "
+                     "ceiling on most rows: its predictions do not judge any target)")
+    elif cal.get("held_out_mae") is not None:
+        words.append(f"reads {cal.get('figure', 'a bot figure')}; held-out error "
+                     f"{100 * cal['held_out_mae']:.1f} points")
+    return "; ".join(words) + ". Its predictions: [Players](#tilegen-players)."
+
+
+def _advisories(doc: AuditDoc) -> list[str]:
     advisory = []
     for ln in doc.lines:
         if not ln.hard:
@@ -124,12 +159,20 @@ def _verdict(doc: AuditDoc) -> Section:
                                         f"{num(r['interval'][1])}" for r in of_line[:4])
                             + (" …" if len(of_line) > 4 else "") + "): other seeds could "
                             "fail them")
-    advisory += doc.notes
+    return advisory + list(doc.notes)
+
+
+def _advisory(doc: AuditDoc) -> Section:
+    """The advisory findings and how the tables mark things (folded below the verdict)."""
+    advisory = _advisories(doc)
+    sec = Section("advisory", "Advisory")
     sec.blocks.append(Para("Advisory (never changes the exit code): "
                            + ("; ".join(advisory) if advisory else "none") + "."))
+    glossary = docsite.link("docs/glossary.md", "docs/glossary.md", site=doc.site)
+    rules = docsite.link(doc.rules_doc, doc.rules_doc, site=doc.site)
     sec.blocks.append(Para("Marks in the tables: FAIL / bold = a hard line fails; warn / "
                            "italic = advisory warning; n/a = the line does not apply. Every "
-                           f"term and code: docs/glossary.md; the rules: {doc.rules_doc}."))
+                           f"term and code: {glossary}; the rules: {rules}."))
     return sec
 
 
@@ -205,11 +248,19 @@ def line_charts(doc: AuditDoc) -> Section:
     labels = [doc.row_label(r) for r in doc.rows]
     shades = groups(doc) if len({r[doc.key_fields[0]] for r in doc.rows}) > 1 else []
     figures, flat = [], []
+    drawn: dict[tuple, int] = {}  # a line's values on every row -> its chart's position
     for ln in doc.lines:
         if not ln.hard:
             continue
         obs = [r.get(ln.column) for r in doc.rows]
         if all(v is None for v in obs):
+            continue
+        same = drawn.get((tuple(obs), ln.threshold, ln.op))
+        if same is not None:  # the same values against the same threshold: one chart
+            f = figures[same]
+            figures[same] = Figure(f.anchor, f.svg, f"{f.caption} Line {ln.name} ({ln.what}) "
+                                   "has the same value on every row: this chart is its "
+                                   "chart too.")
             continue
         failing = [(i, v) for i, (r, v) in enumerate(zip(doc.rows, obs))
                    if v is not None and not ln.holds(v)]
@@ -231,11 +282,12 @@ def line_charts(doc: AuditDoc) -> Section:
             xticks=labels,
             ylim=(lo - pad_lo, hi + pad), shades=shades,
             width=max(560, min(1200, 20 * len(xs))),
-            series=[Series(ln.what, obs, "#1f3f77", width=1.2),
+            series=[Series(ln.what, obs, "#1f3f77", width=1.2, joined=doc.gen.rows_ordered),
                     Series(f"threshold: {ln.requirement}", [ln.threshold] * len(xs),
                            "#d62728", dash="6 3", marker="none")],
             marks=[Marks(f"fails {ln.name}", [i for i, _ in failing],
                          [v for _, v in failing], "#d62728")] if failing else [])
+        drawn[(tuple(obs), ln.threshold, ln.op)] = len(figures)
         figures.append(Figure(f"plot-line-{anchor(ln.name)}", svg,
                               f"Line {ln.name} ({ln.meaning}); applies to {ln.applies}. "
                               f"{len(failing)} row(s) fail."))
@@ -246,12 +298,20 @@ def line_charts(doc: AuditDoc) -> Section:
     return sec
 
 
+# A tunable generator's page opens on its verdict and to-do list, the rest folded (issue
+# 31); any other (a daily run) opens every section, as before.
+OPENED = frozenset({"verdict"})
+
+
 def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, list[Section]]:
     title = f"{doc.manifest.get('generator', 'minegen')} audit " \
             f"{doc.manifest.get('run_id', '(no run id)')}"
     panel = intent.section(doc)
-    return title, [_verdict(doc), *([panel] if panel else []), _lines(doc), line_charts(doc),
-                   *drill.drill_down(doc, RunHints(doc.manifest, doc.gen.default_root)),
+    hints = RunHints(doc.manifest, doc.gen.default_root)
+    tune_cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
+                           doc.manifest.get("n"))
+    return title, [_verdict(doc, tune_cmd), *([panel] if panel else []), _advisory(doc),
+                   _lines(doc), line_charts(doc), *drill.drill_down(doc, hints),
                    *generator_sections,
                    *facts_sections(doc.manifest, FACT_KEYS)]
 
@@ -266,4 +326,5 @@ def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
     title, sections = document(doc, generator_sections)
     verdict = "PASS" if doc.ok else "FAIL"
     return render.html(title, sections, badge=(verdict, verdict.lower()),
-                       legend=render.legend(doc.rules_doc), jargon=doc.gen.jargon)
+                       legend=render.legend(doc.rules_doc, doc.site), jargon=doc.gen.jargon,
+                       opened=OPENED if todo.tunable(doc) else None)
