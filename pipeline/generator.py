@@ -139,6 +139,10 @@ class Generator(ABC):
     # for the line that announces it; 0: unknown.
     compile_seconds = 0
 
+    # rows in key order read as a curve (levels, depths); False: they are categories
+    # (cities), and a chart across rows draws points, never a line between them
+    rows_ordered: bool = True
+
     def label(self, key: tuple) -> str:
         """A key as people read it in reports, e.g. ``(2, 4)``."""
         return "(" + ", ".join(str(v) for v in key) + ")"

@@ -11,6 +11,7 @@ level 5, whose preset misses its tool-free gate on a few dates of any month.
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 import shutil
@@ -258,3 +259,141 @@ def test_the_failing_dates_command_runs_as_printed(daily_run):
     records = pl.read_parquet(run / "records.parquet")
     failing = records.filter(pl.col("exit") != "met")["city_id"].unique().sort().to_list()
     assert rows == [f"{c}:5:1" for c in failing] and f"{len(rows)} rows" in p.stdout
+
+
+# ------------------------------------------------------------------ the daily page's claims
+# Each claim of the page computed again here from records.parquet and the level's gates in
+# acceptance.toml (the Wilson interval from its definition in pipeline.analysis.margin).
+
+def _gates(root: str) -> dict:
+    g = load_tables(root).acceptance[5]
+    return {"floor": g.tool_free_min_bp / 1e4, "ceiling": g.tool_free_max_bp / 1e4}
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    from pipeline.analysis.margin import wilson
+
+    return wilson(k, n)
+
+
+def _tone(k: int, n: int, floor: float, ceiling: float) -> str:
+    """The calendar's colour rule, written out: the interval against the floor, then the
+    ceiling (a ceiling of 1 or more is no ceiling)."""
+    lo, hi = _wilson(k, n)
+    if hi < floor:
+        return "below"
+    if lo <= floor <= hi:
+        return "floor"
+    if ceiling < 1 and lo > ceiling:
+        return "above"
+    if ceiling < 1 and lo <= ceiling <= hi:
+        return "ceiling"
+    return "in"
+
+
+def _failing(r: dict) -> bool:
+    return r["exit"] != "met" or r["tool_free_solvable"] == "no"
+
+
+@pytest.mark.cluster
+def test_the_calendar_colours_each_date_by_its_own_records(daily_run, level5):
+    from tilegen.audit.daily_page import COLOR
+
+    _, run = daily_run
+    records = pl.read_parquet(run / "records.parquet").to_dicts()
+    page = (run / "report.html").read_text()
+    cells = {}
+    for tag in re.findall(r"<rect [^>]*data-day=[^>]*>", page):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+        cells[(attrs["data-row"], attrs["data-day"])] = attrs
+    assert set(cells) == {(r["city_id"], r["date"]) for r in records}
+    g = _gates(level5)
+    tones = set()
+    for r in records:
+        c = cells[(r["city_id"], r["date"])]
+        tone = _tone(r["tool_free_wins"], r["tool_free_runs"], g["floor"], g["ceiling"])
+        tones.add(tone)
+        assert (c["data-tone"], c["fill"]) == (tone, COLOR[tone]), r["date"]
+        assert c["data-wins"] == f"{r['tool_free_wins']}/{r['tool_free_runs']}"
+        assert ("stroke" in c) == _failing(r), r["date"]
+    assert {"floor", "in"} <= tones  # level 5 puts dates both sides of the noise line
+    # each cell's hover text gives its interval as the records give it
+    for r in records[:40]:
+        lo, hi = _wilson(r["tool_free_wins"], r["tool_free_runs"])
+        tip = re.search(rf'data-day="{r["date"]}" data-row="{r["city_id"]}"[^>]*><title>'
+                        r"([^<]*)</title>", page).group(1)
+        assert f"(95 %: {lo:.3f}–{hi:.3f})" in html_text(tip), tip
+    # the legend's counts are the cells'
+    md = (run / "report.md").read_text()
+    for tone, word in (("floor", "within noise of the floor"), ("in", "inside the band")):
+        n = sum(_tone(r["tool_free_wins"], r["tool_free_runs"], g["floor"], g["ceiling"])
+                == tone for r in records)
+        assert re.search(rf"- \*?{word}[^\n]*: {n} of {len(records)} dates", md), (word, n)
+
+
+def html_text(s: str) -> str:
+    import html
+
+    return html.unescape(s)
+
+
+@pytest.mark.cluster
+def test_each_failing_date_says_how_sure_it_is(daily_run, level5):
+    """'within noise of the floor' exactly where the failing figure's interval contains
+    the floor; the wins the floor needs; the count of such dates in the sentence."""
+    _, run = daily_run
+    records = {(r["city_id"], r["date"]): r
+               for r in pl.read_parquet(run / "records.parquet").to_dicts()}
+    floor = _gates(level5)["floor"]
+    md = (run / "report.md").read_text()
+    table = md.split("## Failing dates", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"^\| \*\*(\d{4}-\d\d-\d\d)\*\* \| (\w+) \|[^|]*\|[^|]*\| ([^|]*) \|",
+                       table, re.M)
+    assert lines and len(lines) == sum(_failing(r) for r in records.values())
+    noisy = 0
+    for date, city, sure in lines:
+        r = records[(city, date)]
+        if r["exit"] != "met" and r["failure_reason"] == "tool_free_low":
+            k, n = r["tool_free_wins"], r["tool_free_runs"]
+            lo, hi = _wilson(k, n)
+            assert f"{k} of {n}" in sure and f"needs {math.ceil(floor * n - 1e-9)}" in sure
+            near = lo <= floor <= hi
+            assert ("within noise of the floor" in sure) == near, (date, city, sure)
+            assert ("beyond noise of the floor" in sure) == (not near)
+            noisy += near
+        elif r["exit"] != "met" and r["failure_reason"] in ("clickable_ratio", "triple_chains",
+                                                             "direct_triple", "near_surface",
+                                                             "same_layer_cluster"):
+            assert sure.startswith("exact (a layout check"), sure
+    assert noisy  # the fixture's level 5 has dates that fail within noise
+    assert f"{noisy} of them fail within noise" in table
+
+
+@pytest.mark.cluster
+def test_the_page_says_the_level_and_plays_the_first_seven_dates(daily_run):
+    _, run = daily_run
+    records = pl.read_parquet(run / "records.parquet")
+    md = (run / "report.md").read_text()
+    (level,) = set(records["level_id"])
+    (rev,) = set(records["revision"])
+    assert f"The dailies use level {level} (revision {rev}) for every city" in md
+    section = md.split("## The first 7 dates", 1)[1].split("\n## ", 1)[0]
+    header, _, *body = [ln for ln in section.splitlines() if ln.startswith("|")]
+    assert header == "| date | " + " | ".join(CITIES) + " |"
+    first = dly.dates(RANGE[0], 0, 7)
+    assert [ln.split(" | ")[0].lstrip("| ") for ln in body] == first
+    by = {(r["city_id"], r["date"]): r for r in records.to_dicts()}
+    for ln in body:
+        date, *cells = [c.strip() for c in ln.strip("|").split(" | ")]
+        for city, cell in zip(CITIES, cells):
+            r = by[(city, date)]
+            k, n = r["tool_free_wins"], r["tool_free_runs"]
+            lo, hi = _wilson(k, n)
+            assert cell.strip("*").startswith(f"{k / n:.3f} ({lo:.3f}–{hi:.3f})"), cell
+            assert ("FAILS" in cell) == _failing(r)
+            (link,) = re.findall(r"\[play\]\((play/[^)]+)\)", cell)
+            assert (run / link).is_file() and f"{city}-{RANGE[0]}-" in link
+    dates_csv = pl.read_csv(run / "dates.csv")
+    assert dates_csv.height == records.height
+    assert set(zip(dates_csv["city_id"], dates_csv["date"], dates_csv["tool_free_wins"])) == \
+        set(zip(records["city_id"], records["date"], records["tool_free_wins"]))

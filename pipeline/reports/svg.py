@@ -24,6 +24,7 @@ Values = Sequence[float | int | None]
 WIDTH, HEIGHT = 560, 300
 ROTATE = 55  # degrees x labels turn when they do not fit side by side
 ROTATE_SIN = math.sin(math.radians(ROTATE))
+ROTATE_COS = math.cos(math.radians(ROTATE))
 LEFT, RIGHT, TOP, BOTTOM = 62, 18, 30, 46
 LEGEND_ROW = 18
 
@@ -37,6 +38,7 @@ class Series:
     marker: str = "circle"  # circle | triangle | square | none
     width: float = 1.6
     step: bool = False  # draw as steps centred on each x (a per-row threshold)
+    joined: bool = True  # False: the points alone (x values that are categories, not a scale)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,17 @@ def line_chart(*, ns: str, title: str, xlabel: str, ylabel: str, xs: Sequence[fl
         y = min(max(y, y0), y1)
         return TOP + (y1 - y) / (y1 - y0) * plot_h
 
-    out = [f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+    # a turned label runs down and to the left of its tick: the first ones can pass the
+    # chart's left edge, where the page would clip them; the view then starts further left
+    spill = max((_text_width(lab) * ROTATE_COS - px(x) - 3 for x, lab in zip(xs, labels)),
+                default=0.0) if turned else 0.0
+    spill = math.ceil(spill) if spill > 0 else 0
+    out = [f'<svg viewBox="{-spill} 0 {width + spill} {height}" width="{width + spill}" '
+           f'height="{height}" '
+           f'role="img" aria-labelledby="{ns}-title" class="chart" '
+           f'font-family="system-ui, sans-serif" font-size="11">'
+           if spill else
+           f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
            f'role="img" aria-labelledby="{ns}-title" class="chart" '
            f'font-family="system-ui, sans-serif" font-size="11">',
            f'<title id="{ns}-title">{_e(title)}</title>',
@@ -233,8 +245,9 @@ def _series(s: Series, xs, px, py, names: dict | None = None) -> str:
         else:
             pts = run
         d = " ".join(f"{_f(px(x))},{_f(py(y))}" for x, y in pts)
-        out.append(f'<polyline points="{d}" fill="none" stroke="{s.color}" '
-                   f'stroke-width="{s.width}"{dash} data-series="{_e(s.label)}"/>')
+        if s.joined:
+            out.append(f'<polyline points="{d}" fill="none" stroke="{s.color}" '
+                       f'stroke-width="{s.width}"{dash} data-series="{_e(s.label)}"/>')
         for x, y in run:
             out.append(_marker(s.marker, px(x), py(y), s.color, s.label, (x, y),
                                _tip(names, x, s.label, y)))

@@ -7,12 +7,12 @@ FNV-1a-64("YYYY-MM-DD:daily:city"), ``tilegen.daily``), made with the preset
 ``daily.toml`` names (decision 201). A date *fails* when its board found no acceptable
 board in 50 attempts (the game would ship a board that misses a gate) or cannot be cleared
 without tools; the lines count them, the drill-down and the "Failing dates" section name
-every one, and ``failing_dates.csv`` lists them for the nightly log.
+every one, ``failing_dates.csv`` lists them for the nightly log and ``dates.csv`` every
+date's figures (the calendar of ``daily_page``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,13 +24,14 @@ from boardcore.errors import InputError
 from pipeline.analysis.aggregate import percentiles
 from pipeline.analysis.lines import Line
 from pipeline.generator import Daily, Generator
-from pipeline.reports.document import Cell, FAIL, Para, Section, Table, exact, num
+from pipeline.reports.document import exact, num
 from pipeline.reports.drill import Drill
 
 from .. import daily as dly
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from ..record import GENERATOR_VERSION, METRIC_VERSION
 from ..table_loader import DEFAULT_ROOT
+from . import daily_page
 from .lines import CHECKS, band_text, gate_shares, unsolvable
 
 KEY = ("city_id", "from_date")
@@ -140,6 +141,7 @@ class TilegenDaily(Generator, Daily):
     drill = DRILL
     default_root = str(DEFAULT_ROOT)
     jargon = tuple((w, w) for w in ("band", "gate", "revision"))
+    rows_ordered = False  # a row is a city: the charts across rows draw points
 
     def daily(self) -> Generator:
         return self
@@ -262,22 +264,28 @@ class TilegenDaily(Generator, Daily):
             for c in names)
 
     def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
-        """``failing_dates.csv``: one line per failing date, for the nightly log."""
-        return {"failing_dates": records.filter(BAD).select(
+        """``failing_dates.csv``: one line per failing date, for the nightly log;
+        ``dates.csv``: every date's figures (the report's calendar reads them)."""
+        return {daily_page.DATES: daily_page.side_table(records),
+                "failing_dates": records.filter(BAD).select(
             "date", "city_id", "level_id", "revision", "stream_seed", "exit", "failure_reason",
             "tool_free_pass_rate", "tool_assist_pass_rate", "initial_clickable_ratio",
             "attempts_used", "tool_free_solvable")}
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
         """Drawn, with a play page each: every city's first two failing dates (the
-        drill-down shows them) and the ``DRAWN`` soonest failing dates of the run."""
-        first, every = [], []
-        for r in rows.select(*KEY, "failing_days", "failing_dates").iter_rows(named=True):
+        drill-down shows them), the ``DRAWN`` soonest failing dates of the run and every
+        city's first ``daily_page.NEXT_DAYS`` dates (the page's "play them" table)."""
+        first, every, soon = [], [], []
+        for r in rows.select(*KEY, "boards", "failing_days", "failing_dates"
+                             ).iter_rows(named=True):
             key = (r["city_id"], r["from_date"])
             days = [int(i) for i in r["failing_days"] or []]
             first += [(key, i) for i in days[:2]]
+            soon += [(key, i) for i in range(min(daily_page.NEXT_DAYS, r["boards"]))]
             every += [(d, key, i) for d, i in zip(r["failing_dates"] or [], days)]
-        return list(dict.fromkeys(first + [(k, i) for _, k, i in sorted(every)[:DRAWN]]))
+        return list(dict.fromkeys(first + [(k, i) for _, k, i in sorted(every)[:DRAWN]]
+                                  + soon))
 
     def exhibit(self, plan, index: int) -> str:
         from .boards import board_svg
@@ -293,7 +301,7 @@ class TilegenDaily(Generator, Daily):
         return f"the {plan.preset.city_id} daily of {_day(plan.key, index)}"
 
     def report_sections(self, doc) -> list:
-        return [failing_dates(doc)]
+        return daily_page.sections(doc)
 
     def summary_details(self, rows: pl.DataFrame) -> list[str]:
         """Every failing date, per city (the nightly log names them all)."""
@@ -306,62 +314,6 @@ def _board(plan, index: int):
     from ..generate import generate_planned
 
     return generate_planned(plan.preset, seed=int(plan.seeds(index, 1)[0]))
-
-
-def _floor(r: dict) -> str:
-    """The wins the tool-free band's floor asks of a board (its runs, the gate's share)."""
-    lo, runs = r.get("tool_free_min"), r.get("tool_free_runs")
-    return "" if lo is None or not runs else f" (the floor {exact(lo)} needs " \
-        f"{math.ceil(lo * runs - 1e-9)})"
-
-
-def failing_dates(doc) -> Section:
-    """Every failing date of the run, in date order: what failed and the numbers."""
-    from pipeline.hints import audit_command
-
-    sec = Section("daily-failing", "Failing dates")
-    rows = []
-    for r in doc.rows:
-        for d, i, reason, seed, wins in zip(
-                *(r.get(c) or [] for c in ("failing_dates", "failing_days", "failing_reasons",
-                                           "failing_seeds", "failing_tool_free_wins"))):
-            page = doc.pages.get(((r["city_id"], r["from_date"]), int(i)))
-            what = (f"{CHECKS.get(reason, reason)} ({reason})" if reason != "none" else
-                    "no tool-free clearing path")
-            rows.append((d, r["city_id"], [
-                Cell(d, FAIL), Cell(r["city_id"]), Cell(f"{r['level_id']}:{r['revision']}"),
-                Cell(what), Cell(f"{wins} of {r.get('tool_free_runs')}{_floor(r)}"),
-                Cell(str(seed)), Cell(f"[play]({page})" if page else "—")]))
-    total = sum(r.get("boards") or 0 for r in doc.rows)
-    if not rows:
-        sec.blocks.append(Para(f"Every one of the {total} daily boards meets every gate of "
-                               "its preset: none of these dates would ship a bad board."))
-        return sec
-    presets = sorted({f"{r['city_id']}:{r['level_id']}:{r['revision']}" for r in doc.rows
-                      if r.get("failing_boards")})
-    m = doc.manifest
-    tables = None if m.get("table_root") in (None, doc.gen.default_root) else m["table_root"]
-    cmd = audit_command("audit", "--rows", ",".join(presets), generator="tilegen",
-                        out=m.get("out"), tables=tables)
-    sec.blocks.append(Para(
-        f"{len(rows)} of {total} daily boards fail: on these dates the game would give every "
-        "player of the city a board that misses a gate of its level (all 50 attempts missed; "
-        "the first failing check of the board it would return is named, with its name in "
-        "failing_dates.csv) or that cannot be cleared without tools. Tool-free wins: the "
-        "scripted players' won runs on that board, of runs_per_strategy x 3 (rules.toml), "
-        "against the wins the level's band asks for (acceptance.toml)."))
-    sec.blocks.append(Para(
-        f"What to change: the preset these dailies are made with, presets.toml row(s) "
-        f"{', '.join(presets)} (city:level:revision). `{cmd}` audits them; its drill-down "
-        "prints the `minegen tune` command that proposes the presets.toml change holding "
-        "the gates. Or give a city another level in daily.toml (level_id for every "
-        "city, [cities] city = level for one), then run this audit again to check the "
-        f"dates. failing_dates.csv lists the same dates, city by city. Play pages: the "
-        f"{DRAWN} soonest dates and each city's first two."))
-    sec.blocks.append(Table(["date", "city", "level:revision", "what fails",
-                             "tool-free wins", "seed", "board"],
-                            [cells for _, _, cells in sorted(rows, key=lambda t: t[:2])]))
-    return sec
 
 
 GENERATOR = TilegenDaily()
