@@ -39,6 +39,7 @@ def _row(level: int, depth: int, **over) -> dict:
         mine_drift_p50=0.05, mines_mean=16.2, fog_cells_mean=0.0,
         b_regions_full_share=None, b_prime_fogged_boards=0,
         e_monotone_ok=1, e_detail="", fog_target_ratio=0.0, worst_boards=[3, 1],
+        b1_margin=None,
     )
     row.update(over)
     row["mine_drift_warning"] = row["mine_drift_p50"] > MINE_DRIFT_WARN
@@ -178,12 +179,13 @@ def test_markdown_escapes_hostile_text(inputs):
 
 
 def test_html_is_self_contained(page):
-    from pipeline.reports.render import SORT_SCRIPT
+    from pipeline.reports.render import FOLD_SCRIPT, SORT_SCRIPT
 
-    low = page.replace(SORT_SCRIPT, "").lower()  # the one inline script: the table sorter
+    # the two inline scripts: the table sorter, and the folds and filter (render.html)
+    low = page.replace(SORT_SCRIPT, "").replace(FOLD_SCRIPT, "").lower()
     for ref in ("http://", "https://", "<script", "<link", "src=", "@import", "<iframe"):
         assert ref not in low, ref
-    assert page.count(SORT_SCRIPT) == 1
+    assert page.count(SORT_SCRIPT) == 1 and page.count(FOLD_SCRIPT) == 1
     assert all(u.startswith("url(#") for u in re.findall(r"url\([^)]*\)", page))
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
 
@@ -303,3 +305,66 @@ def test_drill_down_names_failing_rows_fields_sweep_and_boards(inputs):
     assert "| B | fog_target_ratio | lower |" in md
     assert "minegen sweep --row 2:0 --vary fog_target_ratio=" in md
     assert "boards leave safe cells a player must guess" in md  # A's reason, in words
+
+
+def test_every_failing_advisory_line_is_named_in_the_verdict(default_tables):
+    """Issue 31: B1 clause ③ said "passed: no" on rows the verdict never mentioned. The
+    clause is the advisory line B1-CP, its margin put on each row by ``row_columns`` from
+    the tables' settlement; the verdict names it exactly when some row's clause fails, as
+    B1's own arithmetic (``clause3``) computes it here from the row."""
+    from minegen.audit.b1 import clause3
+
+    settle = default_tables.settlement
+    for p10 in (0.95, 0.5):  # few closed cells hold most of the mines: fails; many: holds
+        rows = [_row(1, 0, planned_mines=30, inferability_p10=p10), _row(1, 2)]
+        base = pl.DataFrame(rows).drop("b1_margin", "e_monotone_ok", "e_detail",
+                                       "b_regions_full_share", "b_prime_fogged_boards",
+                                       "mine_drift_warning")
+        frame = GENERATOR.row_columns(base, default_tables)
+        want = [clause3(r["planned_mines"], r["width"] * r["height"] - r["planned_mines"],
+                        r["inferability_p10"], settle) for r in rows]
+        got = frame["b1_margin"].to_list()
+        for w, g in zip(want, got):
+            assert g == w["margin"]  # the line reads the reconciliation's own margin
+        results, _ = evaluate(frame)
+        md = render.markdown(_manifest(exit_code=0), frame, results, SHORTFALL)
+        verdict = next(line for line in md.splitlines() if "Advisory findings" in line)
+        failing = any(w["passed"] is False for w in want)
+        assert ("B1-CP" in verdict) == failing, (p10, verdict)
+    assert clause3(30, 144 - 30, 0.95, settle)["passed"] is False  # the first case fails
+    assert clause3(30, 144 - 30, 0.5, settle)["passed"] is True  # the second holds
+
+
+def test_row_blocks_say_a_constant_once_and_rank_a_mark_that_fires_on_most_rows():
+    """Issue 31 (amber on 33 of 36 rows marks nothing; "0.000 ± 0.000" on every row): a
+    ``once`` column with one text on every row becomes one sentence; an advisory mark on
+    more than half of the rows is dropped and its rows listed by how far off, furthest
+    first, while a FAIL mark stays; under half, the marks stay and nothing is listed."""
+    from pipeline.reports.document import FAIL, WARN, Para, Table
+    from pipeline.reports.tables import Col, row_blocks
+
+    def off(r, v):
+        return FAIL if v < 0.1 else WARN if v < r["floor"] else None
+
+    def gap(r, v):
+        return r["floor"] - v
+
+    vals = [0.5, 0.2, 0.05, 0.45, 0.9]
+    rows = [{"name": f"r{i}", "v": v, "floor": 0.6, "k": 3} for i, v in enumerate(vals)]
+    cols = (Col("v", "v", mark=off, rank=gap, off="below the floor"),
+            Col("k", "k", str, once=True))
+    blocks = row_blocks(rows, cols, lambda r: r["name"])
+    assert isinstance(blocks[0], Para) and "k: 3 on every row" in blocks[0].text
+    table = next(b for b in blocks if isinstance(b, Table))
+    assert table.headers == ["row", "v"]
+    marks = [row[1].mark for row in table.rows]
+    assert marks == [None, None, FAIL, None, None]  # the FAIL stays, the WARNs go
+    warned = sorted((r for r in rows if off(r, r["v"]) == WARN), key=lambda r: -gap(r, r["v"]))
+    listed = blocks[-1].text
+    assert f"v is below the floor on {len(warned)} of 5 rows" in listed
+    assert [r["name"] for r in sorted(warned, key=lambda r: listed.find(r["name"] + " "))] \
+        == [r["name"] for r in warned]
+    few = row_blocks(rows[3:], cols, lambda r: r["name"])  # 1 of 2 warned: not most
+    table = next(b for b in few if isinstance(b, Table))
+    assert [row[1].mark for row in table.rows] == [WARN, None]
+    assert not any(isinstance(b, Para) and "below the floor" in b.text for b in few)

@@ -182,8 +182,8 @@ class MinegenAudit(Generator, Tune):
         ]
 
     def row_columns(self, rows: pl.DataFrame, catalog: Tables | None) -> pl.DataFrame:
-        """B / B' applicability as nullable observed columns, the drift warning, and E from
-        the tables (null when no table is known, e.g. a sweep of one row)."""
+        """B / B' applicability as nullable observed columns, the drift warning, and E and
+        B1-CP from the tables (null when no table is known, e.g. a sweep of one row)."""
         out = rows.with_columns(
             pl.when(pl.col("fog_regions_requested") >= 1, ~pl.col("pool_empty"))
             .then(pl.col("regions_full_share")).otherwise(None).alias("b_regions_full_share"),
@@ -192,8 +192,14 @@ class MinegenAudit(Generator, Tune):
             (pl.col("mine_drift_p50") > MINE_DRIFT_WARN).alias("mine_drift_warning"),
         )
         if catalog is None:
-            return out.with_columns(e_monotone_ok=pl.lit(None, pl.Int64), e_detail=pl.lit(""))
-        return out.join(monotone_frame(catalog), on=list(self.key_fields), how="left")
+            return out.with_columns(e_monotone_ok=pl.lit(None, pl.Int64), e_detail=pl.lit(""),
+                                    b1_margin=pl.lit(None, pl.Float64))
+        # B1 clause ③ as the advisory line B1-CP: the reconciliation's own margin (null
+        # where it is not evaluated), so the verdict names its failures like any line's
+        margin = b1.reconcile(out, catalog.settlement).select(
+            *self.key_fields, pl.col("margin").alias("b1_margin"))
+        return out.join(monotone_frame(catalog), on=list(self.key_fields), how="left") \
+            .join(margin, on=list(self.key_fields), how="left")
 
     def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
         by = [*self.key_fields, "fog_shortfall"]
@@ -305,12 +311,6 @@ class MinegenAudit(Generator, Tune):
     def structural(self, row: dict, lines: list[str]) -> str:
         return tune.structural(row, lines)
 
-    def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
-        floor = next(ln.threshold for ln in self.lines if ln.name == "A''")
-        return tune.candidates(catalog.resolve(*key), [ln for ln in self.lines
-                                                       if ln.name in lines], floor)
-
-    def table_edits(self, catalog: Tables, key, field: str, old, new) -> list:
     def what_ifs(self, catalog: Tables, key, lines: list[str], row: dict) -> list:
         """B failing where the remove-only mine rule eats the row's density (the rule
         ``structural`` names): the same row with stage 2 redrawing the mines it removes."""
@@ -318,6 +318,12 @@ class MinegenAudit(Generator, Tune):
             return []
         return [(tune.REDRAW_WORDS, replace(plan_row(catalog, *key), what_if=REDRAW_REMOVED))]
 
+    def tune_candidates(self, catalog: Tables, key, lines: list[str]) -> list[tuple[str, list]]:
+        floor = next(ln.threshold for ln in self.lines if ln.name == "A''")
+        return tune.candidates(catalog.resolve(*key), [ln for ln in self.lines
+                                                       if ln.name in lines], floor)
+
+    def table_edits(self, catalog: Tables, key, field: str, old, new) -> list:
         """board_size is two keys of board_gen.toml: board_width and board_height."""
         if field == BOARD_SIZE:
             return [(f, str(old), str(new)) for f in ("board_width", "board_height")]

@@ -86,6 +86,12 @@ def _b_prime(row: dict, line: Line) -> str:
             "generator defect, to be reported.")
 
 
+def _b1(row: dict, line: Line) -> str:
+    return (f"the settlement's dig-risk margin {num(row['b1_margin'])} (left / right, "
+            f"from the row's inferability p10 {num(row['inferability_p10'])}) is "
+            f"not above {exact(line.threshold)}: a blind dig still pays in the settlement.")
+
+
 LINES = (
     Line("A", "below_target", "==", 0, True,
          "boards with inferability or inferability_core below the row's target",
@@ -117,6 +123,10 @@ LINES = (
                   shown="board_width and board_height"))),
     Line("B'", "b_prime_fogged_boards", "==", 0, True, "boards with fog on a no-fog row",
          quantity="fogged boards", applies="rows with no fog regions", explain=_b_prime),
+    Line("B1-CP", "b1_margin", ">", 1.0, False,
+         "the settlement's dig-risk margin (left / right), where it is evaluated",
+         quantity="clause ③ margin", explain=_b1,
+         applies="rows where (1 - p10) * |S| >= 1, when the tables are known"),
     Line("E", "e_monotone_ok", "==", 1, False,
          "monotone_in_depth fields non-decreasing along depth within the level",
          quantity="monotone (1 = yes)", applies="levels that mark monotone_in_depth"),
