@@ -70,6 +70,11 @@ def test_a_bad_sequence_loses(browser, tmp_path):
             free = page.locator("#board .piece.legal")
             letters = free.all_text_contents()
             fresh = [i for i, x in enumerate(letters) if x not in in_slot]
+            # the class shown after every move partitions the states (decision 245):
+            # hard exactly when no piece is legal
+            cls = page.locator("#deadlock").get_attribute("data-class")
+            assert cls in ("none", "soft", "deep", "hard"), cls
+            assert (cls == "hard") == (not letters), (cls, letters)
             tools = [b for b in ("remove", "undo", "shuffle")
                      if page.locator(f"#tool-{b}").is_enabled()]
             if text.startswith("Stuck") and tools:

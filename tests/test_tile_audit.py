@@ -232,11 +232,12 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     assert v[("gamma", 1, 1)]["V"] is False and v[("alpha", 1, 1)]["V"] is True
     page = (run / "report.md").read_text()
     assert "alpha 2 r1: fails P, Q" in page and "Q risk" in page
-    assert "Production boards" in page and "| P, G-TF | density | density one class " \
+    # a rung several lines share is one row of the moves, naming them all (issue 31)
+    assert "Production boards" in page and "| P, Q, G-TF, G-TA | density | density one class " \
         "lower (too easy: density one class higher) |" in page
     assert "Sweep for lines P, Q, G-TF, G-TA over density_class (0 low, 1 medium" in page
     html = (run / "report.html").read_text()
-    assert 'id="plot-tilegen-tool-free-alpha"' in html and "15.1 tool-free band" in html
+    assert 'id="plot-tilegen-tool-free-alpha"' in html and "tool-free band of the level" in html
     # the tool-budget curve: counts over the diagnosed audit boards, null elsewhere
     values = ("0", "1", "2", "3", "more", "unknown")
     want = audit.filter(pl.col("diagnosed")).group_by(KEY, maintain_order=True).agg(
@@ -424,3 +425,77 @@ def test_the_board_picture_is_the_board():
     layers = [by_id[d[0]].layer for d in drawn]
     assert layers == sorted(layers)
     assert f"{len(clickable)} clickable at the start" in svg and len(svg) < 20_000
+
+
+def test_report_sentences_and_marks_agree_with_the_records(main_run):
+    """Issue 31, held on a real run: the report's sections are built from its aggregates and
+    every claim below is computed here from its records. 'needs a tool' is line S's exact
+    count over every audit board, never an interval (the diagnosed boards' tool budget
+    agrees with it); a column whose text is the same on every row is said once, not per
+    row; an advisory mark that fires on most rows is replaced by the rows ranked, furthest
+    off the band first, and elsewhere marks exactly the rows outside the band."""
+    from types import SimpleNamespace
+
+    from pipeline.reports.document import WARN, Para, Table
+    from pipeline.reports.tables import RANKED
+    from tilegen.audit import sections as S
+
+    _, out = main_run
+    run = run_dir(out)
+    recs = pl.read_parquet(run / "records.parquet").filter(pl.col("seed_index") >= 0)
+    rows = pl.read_parquet(run / "aggregates.parquet").to_dicts()
+    doc = SimpleNamespace(rows=rows, site=None, row_label=lambda r: TilegenAudit().label(
+        tuple(r[k] for k in KEY)))
+
+    def of(r):
+        return recs.filter(*(pl.col(k) == r[k] for k in KEY))
+
+    (tools,) = S.tool_budget(doc)
+    table = next(b for b in tools.blocks if isinstance(b, Table))
+    col = table.headers.index("needs a tool (all audit boards)")
+    for r, cells in zip(rows, table.rows):
+        mine = of(r)
+        k = int((mine["tool_free_solvable"] == "no").sum())
+        u = int((mine["tool_free_solvable"] == "unknown").sum())
+        assert cells[col].text == (f"{k} of {mine.height}" if not u else
+                                   f"{k}–{k + u} of {mine.height} ({u} undecided)")
+        for tw, s in zip(mine["tools_to_win"], mine["tool_free_solvable"]):
+            if tw is not None and tw != "unknown" and s != "unknown":
+                assert (tw != "0") == (s == "no")  # the budget and line S say one thing
+    assert (f"Over all rows, {int((recs['tool_free_solvable'] == 'no').sum())} of "
+            f"{recs.height} audit boards need a tool") in tools.blocks[0].text
+    assert "95 %" not in tools.blocks[0].text
+
+    doom = S.diagnostics(doc)[-1]
+    said = " ".join(b.text for b in doom.blocks if isinstance(b, Para))
+    table = next(b for b in doom.blocks if isinstance(b, Table))
+    stab = []  # per row: the distinct openingStability values of its diagnosed boards
+    for r in rows:
+        v = of(r).filter(pl.col("diagnosed"))["opening_stability"].drop_nulls()
+        stab.append(tuple(sorted(set(v.round(6).to_list()))))
+    if len(set(stab)) == 1 and len(stab[0]) == 1 and len(rows) > 1:  # one value everywhere
+        assert "doomed after 5 clicks (mean)" not in table.headers
+        assert re.search(rf"doomed after 5 clicks \(mean\): {stab[0][0]:.3f}( on each board)?"
+                         " on every row", said), said
+    elif len({sum(s) / len(s) for s in stab if s}) > 1:  # the means differ: a real column
+        assert "doomed after 5 clicks (mean)" in table.headers
+
+    c = S.report_c(doc)
+    table = next(b for b in c.blocks if isinstance(b, Table))
+    col = table.headers.index("raw p10")
+    off = {}
+    for r in rows:
+        lo, hi = r["tool_free_min"], r.get("tool_free_max")
+        v = of(r)["raw_tool_free_pass_rate"].drop_nulls().quantile(0.1, "linear")
+        if v is not None and (v < lo or (hi is not None and v > hi)):
+            off[doc.row_label(r)] = max(lo - v, v - hi if hi is not None else 0.0)
+    marked = {row[0].text for row in table.rows if row[col].mark == WARN}
+    listed = [b.text for b in c.blocks if isinstance(b, Para) and b.text.startswith("raw p10 ")]
+    if len(off) > len(rows) / 2:
+        assert not marked and len(listed) == 1
+        assert f"on {len(off)} of {len(rows)} rows" in listed[0]
+        first = sorted(off, key=lambda k: -off[k])[:RANKED]
+        names = listed[0].split("furthest first: ")[1]
+        assert [n for n in sorted(off, key=names.find) if n in names] == first
+    else:
+        assert marked == set(off) and not listed

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .document import Cell, Figure, Figures, Section, Table, num
+from .document import WARN, Cell, Figure, Figures, Para, Section, Table, num
+
+RANKED = 8  # rows named in the ranked list that replaces a mark firing on most rows
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,13 @@ class Col:
     value: str | Callable[[dict], object]  # an aggregate column, or row -> value
     fmt: Callable[[object], str] = num  # value -> text
     mark: Callable[[dict, object], str | None] | None = None  # (row, value) -> FAIL/WARN/NA
+    # ``row_blocks`` only: a column whose text is the same on every row is said once
+    once: bool = False
+    # ``row_blocks`` only: (row, value) -> how far off a WARN cell is (larger = worse), and
+    # what the mark says ("outside the level's tool-free band"): a WARN firing on most rows
+    # marks nothing, so it becomes a list of the rows, the furthest first
+    rank: Callable[[dict, object], float] | None = None
+    off: str = ""
 
     def cell(self, row: dict) -> Cell:
         v = row.get(self.value) if isinstance(self.value, str) else self.value(row)
@@ -32,6 +41,42 @@ def row_table(rows: Sequence[dict], cols: Sequence[Col],
     if label is not None:
         cols = (Col("row", label, str), *cols)
     return Table([c.header for c in cols], [[c.cell(r) for c in cols] for r in rows])
+
+
+def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
+                label: Callable[[dict], str], most: float = 0.5) -> list:
+    """``row_table`` held to what a mark and a cell may claim (issue 31):
+
+    - a ``once`` column whose text is the same on every row (of two or more) leaves the
+      table and is said once, in a sentence before it;
+    - a column with ``rank`` whose advisory mark (WARN) fires on more than ``most`` of the
+      rows loses that mark (amber on most rows tells nothing apart) and gets a sentence
+      after the table: on how many rows, and the ``RANKED`` furthest off, furthest first.
+    A FAIL mark (a hard line) is never dropped."""
+    before, after, kept = [], [], []
+    for c in cols:
+        texts = [c.cell(r).text for r in rows]
+        if c.once and len(rows) > 1 and len(set(texts)) == 1:
+            before.append(f"{c.header}: {texts[0]} on every row")
+            continue
+        if c.rank is not None and c.mark is not None and rows:
+            vals = [(r, r.get(c.value) if isinstance(c.value, str) else c.value(r))
+                    for r in rows]
+            warned = [(r, v) for r, v in vals if c.mark(r, v) == WARN]
+            if len(warned) > most * len(rows):
+                ranked = sorted(warned, key=lambda rv: -c.rank(*rv))
+                named = "; ".join(f"{label(r)} {c.fmt(v)} ({num(c.rank(r, v))} off)"
+                                  for r, v in ranked[:RANKED])
+                more = f"; and {len(ranked) - RANKED} more" if len(ranked) > RANKED else ""
+                after.append(Para(
+                    f"{c.header} is {c.off} on {len(warned)} of {len(rows)} rows, so the "
+                    f"table does not mark it; furthest first: {named}{more}."))
+                c = Col(c.header, c.value, c.fmt,
+                        lambda r, v, m=c.mark: None if m(r, v) == WARN else m(r, v))
+        kept.append(c)
+    head = [Para("Same on every row, so not a column: " + "; ".join(before) + ".")] \
+        if before else []
+    return [*head, row_table(rows, kept, label), *after]
 
 
 def by_group(doc, anchor: str, title: str, field: str,

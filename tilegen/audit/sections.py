@@ -14,13 +14,14 @@ from pipeline.reports.document import (
     FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from pipeline.reports.svg import Band, Marks, Series, line_chart
-from pipeline.reports.tables import Col, by_group, row_table
+from pipeline.reports.tables import Col, by_group, row_blocks, row_table
 
 from pipeline.analysis.margin import wilson
 from pipeline.reports.intent import Intent
+from pipeline.reports import docsite
 
 from ..codes import MAX_ATTEMPTS
-from .lines import CHECKS, Q_RISK, band_text, pct
+from .lines import CHECKS, Q_RISK, band_text, check_name, dominant_reject, pct, q_safe_p
 
 
 def _pm(col: str):
@@ -30,14 +31,22 @@ def _pm(col: str):
         m, hw = r.get(f"{col}_mean"), r.get(f"{col}_hw")
         if m is None or m != m:
             return "-"
+        if hw == 0:  # every board alike: a "± 0" would be an interval that is not one
+            return f"{num(m)} on each board"
         return num(m) if hw is None or hw != hw else f"{num(m)}\u00a0±\u00a0{num(hw)}"
     return cell
 
 
-SAMPLE_TEXT = ("the diagnosed audit boards (column diagnosed: those whose seed_index is a "
-               "multiple of diagnose_every in rules.toml, 16 unless set, so 16 of N = 256; "
-               "the production board is diagnosed too, outside these figures); each ± is "
-               "the 95 % interval of the mean over those boards")
+def sample_text(doc, interval: bool = True) -> str:
+    """Which boards the diagnosed figures are over, with this run's counts (not a default's):
+    column diagnosed counts them per row."""
+    seen = sorted({(r.get("diagnosed_boards") or 0, r["boards"]) for r in doc.rows})
+    counts = "; ".join(f"{d} of N = {n}" for d, n in seen) or "none"
+    return ("the diagnosed audit boards (column diagnosed: those whose seed_index is a "
+            f"multiple of diagnose_every in rules.toml, here {counts} per row; the "
+            "production board is diagnosed too, outside these figures)"
+            + ("; each ± is the 95 % interval of the mean over those boards" if interval
+               else ""))
 
 
 def _outside(row: dict, v: float) -> bool:
@@ -45,14 +54,55 @@ def _outside(row: dict, v: float) -> bool:
     return lo is not None and (v < lo or (hi is not None and hi < 1 and v > hi))
 
 
-# What a row's table asks and what its boards deliver (the report's first panel).
+def acceptance(row: dict) -> tuple[float, float, float] | None:
+    """(p, its 95 % Wilson interval) of the per-attempt acceptance: met audit seeds over
+    every attempt they drew (``p_hat``), or None when no attempt was drawn."""
+    met, drawn = row.get("met"), row.get("attempts_total")
+    if met is None or not drawn:
+        return None
+    lo, hi = wilson(int(met), int(drawn))
+    return met / drawn, lo, hi
+
+
+def _acceptance_text(row: dict) -> str:
+    got = acceptance(row)
+    return "—" if got is None else f"{got[0]:.3f} ({got[1]:.3f}–{got[2]:.3f})"
+
+
+def _reject_text(row: dict) -> str:
+    got = dominant_reject(row)
+    return "none" if got is None else f"{check_name(got[0])}: {pct(got[1])}"
+
+
+# What a row's table asks and what its boards deliver (the report's first panel): the
+# preset's own difficulty first (raw, per attempt, before the gates select), then what the
+# selection costs (acceptance, the Q risk, the check that rejects most), then the returned
+# boards (inside the band by construction, unless a seed found none).
 INTENTS = (
-    Intent("tool-free pass rate (target → p50)", lambda r: r["target_pass_rate"],
+    Intent("tool-free per attempt (band → raw p50)", lambda r: r["tool_free_min"],
+           lambda r: r["raw_tool_free_pass_rate_p50"], lambda a, g, r: _outside(r, g),
+           "draw attempts outside the level's tool-free band at the median (raw: the first "
+           "valid layout of each seed, before the gates select)",
+           "the gates then reject most attempts: lines G-TF and Q", digits=2,
+           asked_text=band_text),
+    Intent("acceptance per attempt (Q-safe from → p, 95 %)",
+           lambda r: q_safe_p(int(r["boards"])), lambda r: r["p_hat"],
+           lambda a, g, r: g < a,
+           "accept fewer attempts than N seeds need for Q to hold in 95 % of runs",
+           "line Q", digits=3, got_text=_acceptance_text),
+    Intent("Q risk (limit → chance a run fails Q)", lambda r: Q_RISK, lambda r: r["q_risk"],
+           lambda a, g, r: g > a, f"have a Q risk above {100 * Q_RISK:g} %", "line Q",
+           asked_text=lambda r: pct(Q_RISK), got_text=lambda r: pct(r["q_risk"])),
+    Intent("most rejected by (share of attempts)", lambda r: None,
+           lambda r: dominant_reject(r)[1], lambda a, g, r: g > 0.5,
+           "lose most of their attempts to one check",
+           "Diagnostics D breaks the rejects down by check", cell=_reject_text),
+    Intent("tool-free returned (target → p50)", lambda r: r["target_pass_rate"],
            lambda r: r["tool_free_pass_rate_p50"], lambda a, g, r: _outside(r, g),
-           "play outside the level's tool-free band at the median",
-           "lines G-TF and Q count the boards", digits=2,
-           asked_text=lambda r: f"{r['target_pass_rate']:.2f} (band {band_text(r)})"),
-    Intent("tool-assisted pass rate (minimum → p50)", lambda r: r["tool_assist_min"],
+           "return boards outside the level's tool-free band at the median (the gates "
+           "return a board inside the band unless a seed found none: line G-TF counts "
+           "those)", digits=2),
+    Intent("tool-assisted (minimum → p50)", lambda r: r["tool_assist_min"],
            lambda r: r["tool_assist_pass_rate_p50"], lambda a, g, r: g < a,
            "fall below the tool-assisted minimum at the median", "line G-TA", digits=2),
     Intent("clickable at the start (minimum → p50)", lambda r: r["clickable_min"],
@@ -69,7 +119,7 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
         return [r.get(name) for r in rows]
 
     common = dict(xs=levels, xlabel="level")
-    band = [Band("15.1 tool-free band", col("tool_free_min"),
+    band = [Band("tool-free band of the level", col("tool_free_min"),
                  [1.0 if v is None else v for v in col("tool_free_max")], "#2ca02c", 0.18,
                  step=True)] \
         if any(v is not None for v in col("tool_free_min")) else []
@@ -116,12 +166,13 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
         Figure(f"plot-tilegen-tool-free-{city}", tf,
                "Tool-free pass rate p10/p50/p90 against level: solid = the accepted (returned) "
                "boards, dashed = the raw draws (the first layout-valid attempt, before the "
-               "gates select). Shaded: the level's 15.1 band; grey steps: the preset's target; "
+               "gates select). Shaded: the level's tool-free band (acceptance.toml); grey steps: "
+               "the preset's target; "
                "a red cross marks a level whose row fails a hard line. Raw below the band "
                "means most attempts are rejected (low p, Q at risk)."),
         Figure(f"plot-tilegen-assist-{city}", other,
                "Tool-assisted pass rate and initial clickable ratio (p10, p50) against "
-               "level, each with its 15.1 minimum (dash-dot steps)."),
+               "level, each with the level's minimum (acceptance.toml; dash-dot steps)."),
     ]
 
 
@@ -154,6 +205,17 @@ def city_charts(doc) -> Section:
     return by_group(doc, "tilegen-plots", "Plots per city", "city_id", figures, heading)
 
 
+def _band_gap(r: dict, v) -> float:
+    """How far ``v`` lies outside the row's tool-free band (0 inside)."""
+    lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
+    if v is None or lo is None:
+        return 0.0
+    return max(lo - v, v - hi if hi is not None else 0.0, 0.0)
+
+
+OFF_BAND = "outside the level's tool-free band"
+
+
 def _off_band(r: dict, v) -> str | None:
     """A percentile outside the band: advisory (amber). A hard line fails only on the
     returned boards it counts (G-TF), which this cell does not say by itself."""
@@ -175,8 +237,9 @@ REPORT_C = (
     Col("pieces", "total_pieces", str), Col("layers", "layers", str),
     Col("density", "density", str), Col("tool-free band", band_text, str),
     *(Col("tool-free p10" if q == 10 else f"p{q}", f"tool_free_pass_rate_p{q}",
-          mark=_off_band) for q in (10, 50, 90)),
-    *(Col(f"raw p{q}", f"raw_tool_free_pass_rate_p{q}", mark=_off_band) for q in (10, 50, 90)),
+          mark=_off_band, rank=_band_gap, off=OFF_BAND) for q in (10, 50, 90)),
+    *(Col(f"raw p{q}", f"raw_tool_free_pass_rate_p{q}", mark=_off_band, rank=_band_gap,
+          off=OFF_BAND) for q in (10, 50, 90)),
     Col("target gap", "target_gap"),
     *(Col("assisted p10" if q == 10 else f"p{q}", f"tool_assist_pass_rate_p{q}",
           mark=_below("tool_assist_min")) for q in (10, 50, 90)),
@@ -184,7 +247,8 @@ REPORT_C = (
           mark=_below("clickable_min")) for q in (10, 50, 90)),
     Col("peak slot p50", "avg_peak_slot_usage_p50"), Col("stuck p50", "stuck_rate_p50"),
     Col("tool value p50", "tool_value_p50"),
-    Col("doomed after 5 clicks (mean, diagnosed boards)", _pm("opening_stability"), str),
+    Col("doomed after 5 clicks (mean, diagnosed boards)", _pm("opening_stability"), str,
+        once=True),
 )
 DIAGNOSTICS_D = (
     Col("N", "boards", str), Col("retry rate", "retry_rate"),
@@ -213,8 +277,8 @@ DEADLOCKS = (
     *(Col("doom step p10" if q == 10 else f"p{q}", f"mean_doom_step_p{q}")
            for q in (10, 50, 90)),
     Col("fail step p50", "mean_fail_step_p50"),
-    Col("soft deadlocks (mean)", _pm("soft_deadlock_rate"), str),
-    Col("doomed after 5 clicks (mean)", _pm("opening_stability"), str),
+    Col("soft deadlocks (mean)", _pm("soft_deadlock_rate"), str, once=True),
+    Col("doomed after 5 clicks (mean)", _pm("opening_stability"), str, once=True),
     Col("diagnosed boards", "diagnosed_boards", str),
     Col("stuck p50", "stuck_rate_p50"),
 )
@@ -228,15 +292,17 @@ def report_c(doc) -> Section:
              "(advisory). Cells below the level's minimum (or above the band's top) are "
              "amber: out of the band, which fails no line by itself (G-TF, G-TA and G-ICR "
              "count the returned boards that miss it; a raw rate outside it is the preset's "
-             "difficulty before selection)."),
-        row_table(doc.rows, REPORT_C, doc.row_label)])
+             "difficulty before selection). A column out of the band on most rows is not "
+             "marked: the rows are listed under the table, furthest off first."),
+        *row_blocks(doc.rows, REPORT_C, doc.row_label)])
 
 
 def diagnostics(doc) -> list[Section]:
     sec = Section("diagnostics-d", "Diagnostics D: attempts, acceptance and the Q risk")
     sec.blocks.append(Para(
         f"p = met seeds / all attempts drawn: the chance that one attempt passes V1-V5 and "
-        f"the gates. A seed fails 15.2 with (1 - p)^{MAX_ATTEMPTS}; Q risk = 1 - (1 - (1 - "
+        f"the gates. A seed finds no acceptable board in its {MAX_ATTEMPTS} attempts with "
+        f"(1 - p)^{MAX_ATTEMPTS}; Q risk = 1 - (1 - (1 - "
         f"p)^{MAX_ATTEMPTS})^N, the chance that a run of N seeds sees at least one. Q risk "
         f"above {100 * Q_RISK:g} % is marked even where Q held this time."))
     sec.blocks.append(row_table(doc.rows, DIAGNOSTICS_D, doc.row_label))
@@ -249,15 +315,17 @@ def diagnostics(doc) -> list[Section]:
                    blocks=[row_table(doc.rows, PRODUCTION, doc.row_label)])
     doom = Section("tilegen-deadlocks", "Deadlocks: when lost runs became hopeless", 3)
     doom.blocks.append(Para(
-        f"Over the tool-free runs of {SAMPLE_TEXT} (fail step and stuck: every audit board)."
+        f"Over the tool-free runs of {sample_text(doc)} (fail step and stuck: every audit "
+        "board)."
         " A run is doomed from the first click "
         "after which the exhaustive search finds no tool-free win; it loses later, when the "
         "slot fills (fail step). Doom step p10/p50/p90: percentiles over boards of their "
         "lost runs' mean doom step; a doom step far before the fail step means players are "
         "lost long before they can see it. Soft deadlocks: share of runs that were doomed "
-        "yet one Undo or one Remove would have made them winnable again (05 §14.2: allowed)."
+        "yet one Undo or one Remove would have made them winnable again (the rules allow "
+        f"them: {docsite.link('docs/tilegen.md, Deadlocks', 'tilegen', 'Deadlocks', doc.site)})."
         " Doomed after 5 clicks: openingStability."))
-    doom.blocks.append(row_table(doc.rows, DEADLOCKS, doc.row_label))
+    doom.blocks += row_blocks(doc.rows, DEADLOCKS, doc.row_label)
     return [sec, rej, why, prod, doom]
 
 
@@ -269,10 +337,12 @@ def advisory(doc) -> Section:
         if r.get("m_monotone_ok") == 0:
             items.append(Cell(f"M on {lab}: a higher level plays easier than the one below "
                               f"it ({r.get('m_detail')}); the city's curve is not one "
-                              "difficulty band (05 §1, §16).", WARN))
+                              "difficulty band (a city's levels must not get easier as they "
+                              "rise).", WARN))
         if r.get("v_variety_ok") == 0:
             items.append(Cell(f"V on {lab}: the production board uses the {r.get('v_detail')} "
-                              "(05 §9.2 wants the six levels of a city to vary).", WARN))
+                              "(the six levels of a city should each use another element "
+                              "set).", WARN))
         if r.get("dfs_unknown_boards"):
             items.append(Cell(f"U on {lab}: {r['dfs_unknown_boards']} audit board(s) the "
                               "exhaustive search could not decide within its node cap "
@@ -282,8 +352,10 @@ def advisory(doc) -> Section:
     if n_na:
         sec.blocks.append(Para(f"M does not apply on {n_na} row(s): the lowest level of their "
                                "city in this run (or no raw pass rate)."))
-    sec.blocks.append(Para("targetDurationSec is not evaluable offline (05 §17): it is "
-                           "compared with telemetry only."))
+    sec.blocks.append(Para("targetDurationSec is not evaluable offline: it is compared with "
+                           "telemetry only ("
+                           + docsite.link("docs/tilegen.md, Telemetry", "tilegen",
+                                          "Telemetry", doc.site) + ")."))
     return sec
 
 
@@ -297,7 +369,7 @@ def variants(doc) -> list[Section]:
     sec.blocks.append(Para(
         f"The returned boards replayed with the slot rule {other} instead (tool-free and "
         "tool-assisted pass rates), and with only one tool each (tool-assisted): how much "
-        "each rule and each tool moves a row. Means over " + SAMPLE_TEXT + ", beside the "
+        "each rule and each tool moves a row. Means over " + sample_text(doc) + ", beside the "
         "same boards under the table's rules. They change no line; the gates read the "
         "table's rules."))
     sec.blocks.append(row_table(doc.rows, (
@@ -318,33 +390,36 @@ def tool_budget(doc) -> list[Section]:
     if not doc.rows or "tools_to_win_0" not in doc.rows[0]:
         return []
     sec = Section("tilegen-tools", "Tool budget: the least tools that make a win possible")
-    total = sum(r.get("diagnosed_boards") or 0 for r in doc.rows)
-    needing = total - sum((r.get("tools_to_win_0") or 0) + (r.get("tools_to_win_unknown") or 0)
-                          for r in doc.rows)
+    total = sum(r["boards"] for r in doc.rows)
+    needing = sum(r.get("unsolvable_boards") or 0 for r in doc.rows)
+    undecided = sum(r.get("dfs_unknown_boards") or 0 for r in doc.rows)
     sec.blocks.append(Para(
-        f"Over all rows, {needing} of {total} diagnosed audit boards need a tool before a win "
-        "is possible. Per board: the fewest Remove or Undo uses, each at any moment of the "
-        "game, after which a win is still possible (an exact search over the game's states; "
-        "Shuffle is not counted, it is luck). 0 tools: a tool-free win exists. A player with "
-        "a budget of b tools can win the boards in the columns 0 … b; the rest cannot be "
-        "won with that budget. Unknown: the search reached dfs_node_cap (rules.toml) first. "
-        "The boards are " + SAMPLE_TEXT.split(";")[0].removeprefix("the ") + "); 'needs a "
-        "tool' gives its 95 % interval over them."))
+        f"Over all rows, {needing} of {total} audit boards need a tool before a win is "
+        "possible" + (f", and {undecided} more may (undecided)" if undecided else "")
+        + ": the count of line S, whose exhaustive search decides every audit board, so it "
+        "is exact, not an estimate ('needs a tool' per row; a range where the search hit "
+        "dfs_node_cap). The columns 0 … more than 3 split " + sample_text(doc, False)
+        + " by the fewest Remove or Undo uses, each at any moment of the game, after which "
+        "a win is still possible (an exact search over the game's states; Shuffle is not "
+        "counted, it is luck). 0 tools: a tool-free win exists. A player with a budget of b "
+        "tools can win the boards in the columns 0 … b; the rest cannot be won with that "
+        "budget. Unknown: the search reached dfs_node_cap (rules.toml) first."))
 
     def need(r: dict) -> str:
-        n = r.get("diagnosed_boards") or 0
-        known = n - (r.get("tools_to_win_unknown") or 0)
-        if known <= 0:
+        """Exact, from line S's count over every audit board (no interval: nothing is
+        estimated); a range when the search left boards undecided."""
+        k, n = r.get("unsolvable_boards"), r["boards"]
+        if k is None:
             return "-"
-        k = known - (r.get("tools_to_win_0") or 0)
-        lo, hi = wilson(k, known)
-        return f"{pct(k / known)} (95 %: {pct(lo)}–{pct(hi)})"
+        u = r.get("dfs_unknown_boards") or 0
+        return f"{k} of {n}" if not u else f"{k}–{k + u} of {n} ({u} undecided)"
 
     cols = [Col("0 tools", "tools_to_win_0", str), Col("1", "tools_to_win_1", str),
             Col("2", "tools_to_win_2", str), Col("3", "tools_to_win_3", str),
             Col("more than 3", "tools_to_win_more", str),
             Col("unknown", "tools_to_win_unknown", str),
-            Col("needs a tool", need, str), Col("diagnosed boards", "diagnosed_boards", str)]
+            Col("needs a tool (all audit boards)", need, str),
+            Col("diagnosed boards", "diagnosed_boards", str)]
     sec.blocks.append(row_table(doc.rows, tuple(cols), doc.row_label))
     return [sec]
 
