@@ -147,6 +147,22 @@ def test_tune_never_changes_a_locked_row(tmp_path, cluster):
         Path(base, "board_gen.toml").read_text()
     assert res.exit_code == 1 and "B on (2, 0)" in res.doc["still_failing"]
     assert "(2, 0) fails B" in (res.folder / "patch.md").read_text()
+    # issue 31: the index counted the tune's rows without the locked one ("5 of 9" beside
+    # a page saying 10 rows fail). Both count the rows the baseline run fails on.
+    from pipeline.jobs import history
+
+    base_run = Path(res.doc["baseline_run"])
+    results = json.loads((base_run / "assertions.json").read_text())["results"]
+    failing = {(r["level_index"], r["node_depth"]) for r in results
+               if r["hard"] and r["passed"] is False}
+    (listed,) = history.gather(tmp_path / "out")["tunes"]
+    assert listed["rows"] == len(failing) == 1 and listed["fixed"] == 0
+    import html
+    import re
+
+    page = html.unescape(re.sub(r"<[^>]+>", "", (res.folder / "tune.html").read_text()))
+    assert f"{len(failing)} row(s) fail a hard line: 0 with a proposal" in page, \
+        page[page.find("fail a hard line") - 200:][:400]
 
 
 def test_the_whole_table_judges_a_change(tmp_path, cluster):

@@ -5,7 +5,8 @@ finished audit runs of every generator (verdict, N, table hash, the failing line
 the report), the tunes, sweeps and diffs made there (each linked, a tune with the run it
 started from), and per table lineage (a generator's full-table runs of one table root) a
 trend of the last ``TREND_RUNS`` runs: per row, each run's failing hard lines and what
-flipped since the run before. Written atomically after every audit, tune, sweep and diff;
+flipped since the run before. Written atomically after every audit, tune, sweep and diff,
+each time with ``<out>/docs/`` (the repository's docs the pages link, ``reports.docsite``);
 a folder it cannot read is listed as unreadable, never fatal.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..generator import load_generator
-from ..reports import index_page
+from ..reports import docsite, index_page, tune_counts
 from ..store import atomic
 from .runs import json_or_empty, list_runs
 
@@ -87,8 +88,9 @@ def gather(out: str | Path) -> dict:
                       "page": str(f.parent.relative_to(root) / "tune.html"),
                       "baseline": str(Path(t.get("baseline_run", "")).resolve()),
                       "proposed_exit_code": t.get("proposed_exit_code"),
-                      "rows": len(t.get("rows") or []),
-                      "fixed": sum(1 for r in t.get("rows") or [] if r.get("change"))})
+                      # the tune page's own counts (locked rows fail too)
+                      "rows": tune_counts.counts(t)["failing"],
+                      "fixed": tune_counts.counts(t)["proposals"]})
     sweeps = []
     for f in sorted(root.glob("sweeps/*/sweep.json")):
         s = json_or_empty(f)
@@ -132,9 +134,11 @@ def write_index(out: str | Path) -> Path:
 
 
 def refresh(out: str | Path, announce=None) -> Path | None:
-    """``write_index``, never fatal to the job that calls it: a run already written stays
-    good when the index cannot be (said once, on stderr)."""
+    """``write_index`` and the docs the pages cite (``docsite.write``: rendered once per
+    output folder), never fatal to the job that calls it: a run already written stays good
+    when the index cannot be (said once, on stderr)."""
     try:
+        docsite.write(out)
         return write_index(out)
     except OSError as e:
         if announce is not None:

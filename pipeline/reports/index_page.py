@@ -10,7 +10,9 @@ from .document import FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Tab
 
 LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
           '<span class="na">not in that run</span> · times in UTC · every line code is '
-          'defined at the <a href="#lines">end of the page</a></p>')
+          'defined at the <a href="#lines">end of the page</a> · every term and code: '
+          f'{render.doc_link("docs/glossary.md", ".")}; the audit and its review loop: '
+          f'{render.doc_link("docs/audit.md", ".")}</p>')
 
 
 def _when(created: str) -> str:
@@ -118,7 +120,7 @@ def _others(doc: dict) -> list[Section]:
         sec.blocks.append(Table(["tune (page)", "generator", "rows with a proposal",
                                  "proposed tables"], [
             [Cell(f"[{t['id']}]({t['page']})"), Cell(t["generator"]),
-             Cell(f"{t['fixed']} of {t['rows']}"),
+             Cell(f"{t['fixed']} of {t['rows']} failing rows"),
              Cell("pass their audit" if t["proposed_exit_code"] == 0 else "still failing",
                   None if t["proposed_exit_code"] == 0 else FAIL)]
             for t in reversed(doc["tunes"])]))

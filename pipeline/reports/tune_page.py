@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 
-from . import render
-from .document import FAIL, NA, WARN, Bullets, Cell, Para, Section, Table, num
+from . import render, tune_counts
+from ..analysis import cost
+from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
+                       Table, num)
 
+SITE = "../.."  # the output folder, seen from <out>/tune/<id>/ (its index, its docs)
 LARGE = 2.0  # a cost this high (two figures' worth of change) is said to be large
 CLASSES = {
     "one field": "one table field fixes it",
@@ -78,33 +81,51 @@ def _edits(ch: dict) -> str:
                      for k, o, n in ch["edits"])
 
 
+def _interval(v, se, digits: int) -> str:
+    """A figure with its 95 % interval (v +/- 1.96 se), or the figure alone."""
+    if v is None or se is None:
+        return num(v, digits)
+    lo = max(0.0, v - 1.96 * se)  # every figure tune shows is a count, share or ratio
+    return f"{num(v, digits)} ({lo:.{digits}f}–{v + 1.96 * se:.{digits}f})"
+
+
 def _cost_table(doc: dict, now: dict, then: dict, asked: dict | None = None,
-                shown: tuple[dict, dict] = ({}, {})) -> Table:
+                shown: tuple[dict, dict] = ({}, {}),
+                noise: tuple[dict, dict] = ({}, {})) -> Table:
     """The ranked figures (each with what the table asks, where it says), then the other
-    figures the proposal moves (a figure that prints the same is left out)."""
+    figures the proposal moves beyond noise, each now and proposed with its 95 % interval
+    (``noise``: the standard errors either side); a change within noise says so."""
     d = _digits(doc)
     units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
     asked = asked or {}
+    e_now, e_then = noise
 
     def row(label, a, b, ranked):
         digits = d.get(label, 2)
+        moved = cost.beyond_noise(a, b, e_now.get(label), e_then.get(label))
         return [Cell(label + ("" if ranked else " (not ranked)")),
                 Cell(num(asked.get(label), digits) if label in asked else "—"),
-                Cell(num(a, digits)), Cell(num(b, digits)),
-                Cell(_change_words(a, b, digits, units.get(label, 1.0)))]
+                Cell(_interval(a, e_now.get(label), digits)),
+                Cell(_interval(b, e_then.get(label), digits)),
+                Cell(_change_words(a, b, digits, units.get(label, 1.0))
+                     + ("; within noise" if moved is False else ""))]
 
     rows = [row(label, now.get(label), then.get(label), True) for label in now]
     s_now, s_then = shown
     rows += [row(label, s_now.get(label), s_then.get(label), False) for label in s_now
              if num(s_now.get(label), d.get(label, 2)) != num(s_then.get(label),
-                                                                d.get(label, 2))]
-    return Table(["what the player gets", "the table asks", "now", "proposed", "change"],
-                 rows)
+                                                                d.get(label, 2))
+             and cost.beyond_noise(s_now.get(label), s_then.get(label), e_now.get(label),
+                                   e_then.get(label)) is not False]
+    return Table(["what the player gets", "the table asks", "now (95 % interval)",
+                  "proposed (95 % interval)", "change"], rows)
 
 
-def cost_words(doc: dict, now: dict, then: dict, most: int = 3) -> str:
+def cost_words(doc: dict, now: dict, then: dict, most: int = 3,
+               noise: tuple[dict, dict] = ({}, {})) -> str:
     """The cost in the figures' own units, largest first: "fog cells per board -31 %,
-    retry rate +0.01"."""
+    retry rate +0.01"; a figure whose change is within noise (``noise``: the standard
+    errors either side) is left out."""
     d = _digits(doc)
     units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
     moved = []
@@ -112,13 +133,41 @@ def cost_words(doc: dict, now: dict, then: dict, most: int = 3) -> str:
         a, b = now.get(label), then.get(label)
         if a is None or b is None or num(a, d.get(label, 2)) == num(b, d.get(label, 2)):
             continue
+        if cost.beyond_noise(a, b, noise[0].get(label), noise[1].get(label)) is False:
+            continue
         unit = units.get(label, 1.0)
         size = abs(b - a) / max(abs(a), unit)
         text = (f"{label} {100 * (b - a) / a:+.0f} %" if a and unit >= 1
                 else f"{label} {b - a:+.{d.get(label, 2)}f}")
         moved.append((size, text))
     moved.sort(reverse=True)
-    return ", ".join(t for _, t in moved[:most]) or "nothing the player sees moves"
+    return ", ".join(t for _, t in moved[:most]) or "nothing beyond noise"
+
+
+def _noise(row: dict, other: dict) -> tuple[dict, dict]:
+    """The standard errors of a row's figures now and of a candidate's (tune.json keeps
+    them as ``errors``; a tune written before them has none: every change is shown)."""
+    return row.get("errors") or {}, other.get("errors") or {}
+
+
+def _next_steps(r: dict) -> str:
+    """A row without a proposal: its measured next steps in a few words (its section has
+    each one's figures)."""
+    if r["change"]:
+        return ""
+    steps = []
+    d = r.get("drop")
+    if d:
+        steps.append(f"without its {'fog' if 'fog' in d['change'] else 'feature'} "
+                     + ("it holds" if d["holds"] else "it still fails")
+                     + (f" but breaks {', '.join(d['breaks'])}" if d.get("breaks") else ""))
+    steps.append("lock it")
+    w = r.get("what_if")
+    if w:
+        got = "; ".join(f"{n} {num(x['observed'])}" for n, x in w["lines"].items()
+                        if n in r["lines"])
+        steps.append(f"what-if of the rule: {got}")
+    return "; next steps, measured: " + "; ".join(steps)
 
 
 def _overview(doc: dict) -> Table:
@@ -131,12 +180,13 @@ def _overview(doc: dict) -> Table:
                      Cell((ch["summary"] + ("; ships a new board" if r.get("shipped")
                                             else "")) if ch else "no proposal"
                           + (f" (breaks {', '.join(r['breaks']['lines'])})"
-                             if r.get("breaks") else "")),
+                             if r.get("breaks") else "") + _next_steps(r)),
                      Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
                           None if not ch or ch["margin"] else WARN),
-                     Cell(cost_words(doc, r["figures"], ch["figures"], 2) if ch else "—")])
-    for r in doc["locked"]:
-        rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
+                     Cell(cost_words(doc, r["figures"], ch["figures"], 2, _noise(r, ch))
+                          if ch else "—")])
+    for r in doc["locked"]:  # listed in the "Locked rows" section (no section of its own)
+        rows.append([Cell(f"[{r['label']}](#locked)"),
                      Cell(", ".join(r["lines"])), Cell("locked", NA),
                      Cell("never changed"), Cell("—"), Cell("—")])
     return Table(["row", "fails", "class", "proposal", "how sure", "cost"], rows)
@@ -151,7 +201,8 @@ def _row_section(doc: dict, r: dict) -> Section:
             Cell(f"change in {doc.get('table_file', 'the table')}: {_edits(ch)}"),
             Cell(f"after the change: {_evidence(doc, ch)}"),
             Cell(_margin(doc, ch), None if ch["margin"] else WARN),
-            Cell(f"what it costs the player: {cost_words(doc, r['figures'], ch['figures'])} "
+            Cell("what it costs the player: "
+                 f"{cost_words(doc, r['figures'], ch['figures'], noise=_noise(r, ch))} "
                  f"(ranked by the sum of each figure's relative change: {ch['cost']:.2f})"
                  + ("; a large change to how the row plays: read the figures before "
                     "applying it" if ch["cost"] >= LARGE else ""),
@@ -160,11 +211,12 @@ def _row_section(doc: dict, r: dict) -> Section:
                    "same table values and fail the same lines")] if r.get("group") else [])
           + [Cell(f"also holds, ranked after it: {a['change']} ("
                   + ("with margin" if a["margin"] else "within noise") + "; "
-                  + cost_words(doc, r["figures"], a["figures"]) + ")"
+                  + cost_words(doc, r["figures"], a["figures"], noise=_noise(r, a)) + ")"
                   + _breaks(a), WARN if a.get("breaks") else None)
              for a in r.get("alternatives", [])]))
         sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
-                                      (r.get("shown", {}), ch.get("shown", {}))))
+                                      (r.get("shown", {}), ch.get("shown", {})),
+                                      _noise(r, ch)))
         if r.get("shipped"):
             sec.blocks.extend(_shipped(r["shipped"]))
         for f in r.get("flagged", []):
@@ -187,7 +239,11 @@ def _row_section(doc: dict, r: dict) -> Section:
         items.append(Cell(f"an option, at a cost: {f['change']} holds every hard line by "
                           "removing most of a feature — " + "; ".join(f["flags"])
                           + _breaks(f), WARN))
-    if doc.get("lock_key") and not r.get("breaks"):
+    if r.get("drop"):
+        items.append(_drop(doc, r))
+    if r.get("what_if"):
+        items.append(_what_if(doc, r))
+    if doc.get("lock_key"):
         items.append(Cell(f"an option: accept the failure and keep the row as it is — add "
                           f"`{doc['lock_key']} = true` to its row of "
                           f"{doc.get('table_file', 'the table')} (tune then leaves it; the "
@@ -204,6 +260,47 @@ def _row_section(doc: dict, r: dict) -> Section:
     return sec
 
 
+def _drop(doc: dict, r: dict) -> Cell:
+    """The row without its feature (minegen: no fog), as measured: what it holds, the
+    feature's figure now and asked going to 0, what else moves beyond noise, and what it
+    would break on the whole table."""
+    d = r["drop"]
+    if not d["holds"]:
+        return Cell(f"an option, measured: {d['change']} (the row without its feature) "
+                    f"still fails {', '.join(d['failing']) or 'a hard line'}", WARN)
+    kept = [c for c in doc.get("costs", []) if c.get("keep") is not None]
+    gone = "; ".join(
+        f"{c['feature'] or c['label']}: {c['label']} {num(r['figures'].get(c['label']), c['digits'])}"
+        f" now" + (f", {num(r['asked'][c['label']], c['digits'])} asked"
+                   if (r.get("asked") or {}).get(c["label"]) is not None else "") + " → 0"
+        for c in kept)
+    rest = {k: v for k, v in r["figures"].items() if k not in {c["label"] for c in kept}}
+    moved = cost_words(doc, {**rest, **r.get("shown", {})},
+                       {**d["figures"], **d.get("shown", {})}, 3, _noise(r, d))
+    return Cell(f"an option, measured: {d['change']} removes {gone}; it holds every hard "
+                f"line{' with margin' if d['margin'] else ' (within noise)'}; what else "
+                f"moves for the player: {moved}" + _breaks(d), WARN)
+
+
+def _what_if(doc: dict, r: dict) -> Cell:
+    """A rule of the generator changed, measured on the row with the audit's seeds: for the
+    design team (a table cannot apply it), labelled so, never a proposal."""
+    w = r["what_if"]
+    lines = "; ".join(
+        f"{n} {num(x['observed'])}" + (f" (95 % interval {x['interval'][0]:.3f}–"
+                                         f"{x['interval'][1]:.3f})" if x.get("interval") else "")
+        for n, x in w["lines"].items() if n in r["lines"])
+    verdict = ("would hold every hard line" + (" with margin" if w["margin"] else
+                                                " (within noise)") if w["holds"]
+               else "would still fail " + ", ".join(n for n, x in w["lines"].items()
+                                                      if x["passed"] is False))
+    moved = cost_words(doc, {**r["figures"], **r.get("shown", {})},
+                       {**w["figures"], **w.get("shown", {})}, 4, _noise(r, w))
+    return Cell(f"what-if, a change to the game's rule (no table value can make it; for the "
+                f"design team): if {w['rule']}, this row {verdict}: {lines}; what moves "
+                f"for the player: {moved}", NA)
+
+
 def _breaks(c: dict) -> str:
     """What a shown (not proposed) change would break on the whole table, said after it."""
     return f"; but it breaks {', '.join(c['breaks'])}" if c.get("breaks") else ""
@@ -211,19 +308,31 @@ def _breaks(c: dict) -> str:
 
 def _shipped(sh: dict) -> list:
     """The board the game ships for the row changes with the proposal: say so, with both
-    boards' figures and the commands that write their play pages."""
+    boards' figures, pictures and play pages (files of the tune's folder, linked
+    relatively), and the commands that write the same pages again."""
     b, a = sh["before"], sh["after"]
+    files = sh.get("files") or {}
     labels = [k for k in b if k not in ("seed", "play")]
-    return [Para(f"The shipped board changes: the game ships the board of seed {b['seed']} "
-                 f"now and of seed {a['seed']} after the change (the new revision is part of "
-                 "its seed). Play them: "
-                 f"`{b['play'].replace('board.html', 'shipped-now.html')}` and "
-                 f"`{a['play'].replace('board.html', 'shipped-after.html')}`.",
-                 strong=True),
-            Table(["the shipped board", "now", "after the change"],
-                  [[Cell(k), Cell(num(b.get(k))), Cell(num(a.get(k)), WARN
-                                                        if num(b.get(k)) != num(a.get(k))
-                                                        else None)] for k in labels])]
+    play = " and ".join(f"[{'now' if w == 'now' else 'after the change'}]({f['page']})"
+                        for w, f in files.items() if f.get("page"))
+    out = [Para(f"The shipped board changes: the game ships the board of seed {b['seed']} "
+                f"now and of seed {a['seed']} after the change (the design makes every "
+                "adopted proposal a new revision, and the revision is part of the shipped "
+                "board's seed)." + (f" Play both: {play}." if play else ""), strong=True),
+           Table(["the shipped board", "now", "after the change"],
+                 [[Cell(k), Cell(num(b.get(k))), Cell(num(a.get(k)), WARN
+                                                       if num(b.get(k)) != num(a.get(k))
+                                                       else None)] for k in labels])]
+    if files:
+        out.append(Figures("", [
+            Figure(f"shipped-{w}-{_slug(f['picture'])}",
+                   f'<img src="{f["picture"]}" alt="the shipped board {w}">',
+                   f"the shipped board {'now' if w == 'now' else 'after the change'}")
+            for w, f in files.items()]))
+    out.append(Para("The same pages again, from the command line: "
+                    f"`{b['play'].replace('board.html', 'shipped-now.html')}` and "
+                    f"`{a['play'].replace('board.html', 'shipped-after.html')}`."))
+    return out
 
 
 def _slug(label: str) -> str:
@@ -238,8 +347,9 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
     stuck = [r for r in doc["rows"] if not r["change"]]
     curve = [r for r in stuck if r.get("breaks")]
     head = Section("summary", "Summary")
+    n = tune_counts.counts(doc)  # the index shows the same counts
     head.blocks.append(Para(
-        f"{len(doc['rows']) + len(doc['locked'])} row(s) fail a hard line: {len(fixed)} "
+        f"{n['failing']} row(s) fail a hard line: {n['proposals']} "
         f"with a proposal ({sure} with margin), "
         + (f"{len(curve)} whose fixes all break another line of the table, "
            if curve else "")
@@ -255,8 +365,11 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
                                 f"{','.join(doc.get('row_texts', {}).get(r['label'], '?') for r in fixed[:2])}`"
                                 " (the rows as `--rows` takes them)."))
     head.blocks.append(_overview(doc))
+    if doc.get("funnel_page"):
+        head.blocks.append(Para("How many players would reach each level, now and with the "
+                                f"proposal: [the progression funnel]({doc['funnel_page']})."))
     head.blocks.append(Para("Every run, tune and sweep of this output folder: "
-                            "[index.html](../../index.html)."))
+                            f"[index.html]({SITE}/index.html)."))
     out = [head]
     if fixed:
         sec = Section("proposals", "Proposed changes")
@@ -325,6 +438,10 @@ def _links(doc: dict, here: str | None) -> Section:
              else "what moved between them: diff.html (diff.md)"),
         Cell(link("the proposed table root", os.path.join(here, "tables")) if here
              else "the proposed table root: tables/"),
+        *([Cell(link("how players would progress through each city's levels, now and with "
+                     "the proposal", os.path.join(here, doc["funnel_page"])) if here else
+                f"the players' funnel, now and with the proposal: {doc['funnel_page']}")]
+          if doc.get("funnel_page") else []),
     ]))
     return sec
 
@@ -340,5 +457,5 @@ def html(doc: dict, here: str) -> str:
     return render.html(f"{doc['generator']} tune {doc['tune_id']}", document(doc, here),
                        badge=("proposed tables pass" if ok else "still failing",
                               "pass" if ok else "fail"),
-                       legend=render.legend(doc.get("rules_doc", "docs/design.md")),
+                       legend=render.legend(doc.get("rules_doc", "docs/design.md"), SITE),
                        jargon=tuple(tuple(j) for j in doc.get("jargon", ())))
