@@ -48,7 +48,7 @@ def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
     """``row_table`` held to what a mark and a cell may claim (issue 31):
 
     - a ``once`` column whose text is the same on every row (of two or more) leaves the
-      table and is said once, in a sentence before it;
+      table and is said once, in a sentence before it (no table when none is left);
     - a column with ``rank`` whose advisory mark (WARN) fires on more than ``most`` of the
       rows loses that mark (amber on most rows tells nothing apart) and gets a sentence
       after the table: on how many rows, and the ``RANKED`` furthest off, furthest first.
@@ -76,7 +76,8 @@ def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
         kept.append(c)
     head = [Para("Same on every row, so not a column: " + "; ".join(before) + ".")] \
         if before else []
-    return [*head, row_table(rows, kept, label), *after]
+    table = [row_table(rows, kept, label)] if kept else []  # every column said once: no table
+    return [*head, *table, *after]
 
 
 def by_group(doc, anchor: str, title: str, field: str,

@@ -414,13 +414,15 @@ def tool_budget(doc) -> list[Section]:
         u = r.get("dfs_unknown_boards") or 0
         return f"{k} of {n}" if not u else f"{k}–{k + u} of {n} ({u} undecided)"
 
-    cols = [Col("0 tools", "tools_to_win_0", str), Col("1", "tools_to_win_1", str),
-            Col("2", "tools_to_win_2", str), Col("3", "tools_to_win_3", str),
-            Col("more than 3", "tools_to_win_more", str),
-            Col("unknown", "tools_to_win_unknown", str),
-            Col("needs a tool (all audit boards)", need, str),
-            Col("diagnosed boards", "diagnosed_boards", str)]
-    sec.blocks.append(row_table(doc.rows, tuple(cols), doc.row_label))
+    cols = [Col("0 tools", "tools_to_win_0", str, once=True),
+            Col("1", "tools_to_win_1", str, once=True),
+            Col("2", "tools_to_win_2", str, once=True),
+            Col("3", "tools_to_win_3", str, once=True),
+            Col("more than 3", "tools_to_win_more", str, once=True),
+            Col("unknown", "tools_to_win_unknown", str, once=True),
+            Col("needs a tool (all audit boards)", need, str, once=True),
+            Col("diagnosed boards", "diagnosed_boards", str, once=True)]
+    sec.blocks += row_blocks(doc.rows, tuple(cols), doc.row_label)
     return [sec]
 
 
