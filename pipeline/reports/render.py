@@ -11,11 +11,8 @@ from __future__ import annotations
 import html as _html
 import os
 import re
-from pathlib import Path
 
-from boardcore import assets
-
-from . import glossary
+from . import docsite, glossary
 from .document import BETTER, FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table
 
 CSS = """
@@ -39,27 +36,30 @@ figure svg{max-width:100%;height:auto}figcaption{font-size:.8rem;color:#555;max-
 border-radius:.3rem}
 abbr[title]{text-decoration:underline dotted #888;cursor:help}details>summary{cursor:pointer}summary>h2{display:inline-block;width:calc(100% - 1.5rem);
 margin-bottom:.4rem}th.sortable{cursor:pointer}th.sortable:hover{background:#e6e6e6}
+summary>h3{display:inline-block;margin:.5rem 0 .3rem}details details{margin-left:.6rem}
+.filter{margin:.4rem 0}.filter input{font:inherit;width:18rem;max-width:100%}
 """
 def h(s) -> str:
     return _html.escape(str(s), quote=True)
 
 
-def doc_link(rel: str) -> str:
-    """A shipped document (``docs/glossary.md``, ``boardcore.assets``) as a link by absolute
-    path, so it resolves from wherever the page is opened on this machine; plain text when
-    the installed package does not carry it."""
-    path = assets.path(*Path(rel).parts)
-    if not path.is_file():
+def doc_link(rel: str, site: str | None = None, section: str | None = None) -> str:
+    """A repository doc (``docs/glossary.md``) as a link to its page in the output folder
+    (``docsite``: ``<out>/docs/glossary.html``), relative to the page, whose folder reaches
+    the output folder by ``site``; with no ``site`` (a page outside an output folder), its
+    name in the repository."""
+    if site is None:
         return f"{h(rel)} (in the repository)"
-    return f'<a href="{h(path.as_uri())}">{h(rel)}</a>'
+    return f'<a href="{h(docsite.href(rel, section, site))}">{h(rel)}</a>'
 
 
-def legend(rules_doc: str = "docs/design.md") -> str:
-    """The audit page's legend line; ``rules_doc`` is the generator's rules document."""
+def legend(rules_doc: str = "docs/design.md", site: str | None = None) -> str:
+    """The audit page's legend line; ``rules_doc`` is the generator's rules document,
+    ``site`` the output folder seen from the page (``doc_link``)."""
     return ('<p class="legend">Legend: <span class="fail">fails a hard line</span>'
             '<span class="warn">advisory warning</span><span class="na">n/a: does not '
-            f"apply</span> · every term and code: {doc_link('docs/glossary.md')}; the rules: "
-            f"{doc_link(rules_doc)}</p>")
+            f"apply</span> · every term and code: {doc_link('docs/glossary.md', site)}; the "
+            f"rules: {doc_link(rules_doc, site)}</p>")
 
 
 LEGEND = legend()
@@ -156,11 +156,15 @@ def _figure(f: Figure) -> str:
             "</figure>")
 
 
-def html_sections(sections: list[Section], words: dict[str, str] | None = None) -> list[str]:
+def html_sections(sections: list[Section], words: dict[str, str] | None = None,
+                  opened: frozenset[str] | None = None) -> list[str]:
     """The sections; each top-level one is a ``<details>`` a reader may fold (open);
-    ``words`` (term -> definition): hover text on each block's first use of a term."""
+    ``words`` (term -> definition): hover text on each block's first use of a term.
+    ``opened`` (a set of top-level anchors): fold mode, every top-level section not in
+    it is folded, and every depth-3 section is a ``<details>`` of its own, folded."""
     out = []
-    folded = False
+    folded = False  # a top-level <details> is open in ``out``
+    inner = False  # a depth-3 <details> is open in ``out`` (fold mode)
 
     def add(text: str) -> None:
         out.append(glossary.hover(text, words, h) if words and sec.anchor != "words"
@@ -169,9 +173,15 @@ def html_sections(sections: list[Section], words: dict[str, str] | None = None) 
     for sec in sections:
         heading = f'<h{sec.depth} id="{h(sec.anchor)}">{h(sec.title)}</h{sec.depth}>'
         if sec.depth == 2:
-            out.append(("</details>" if folded else "") + f"<details open><summary>{heading}"
+            is_open = opened is None or sec.anchor in opened
+            out.append(("</details>" if inner else "") + ("</details>" if folded else "")
+                       + f"<details{' open' if is_open else ''}><summary>{heading}"
                        "</summary>")
-            folded = True
+            folded, inner = True, False
+        elif opened is not None and sec.depth == 3:
+            out.append(("</details>" if inner else "")
+                       + f"<details><summary>{heading}</summary>")
+            inner = True
         else:
             out.append(heading)
         for b in sec.blocks:
@@ -192,7 +202,7 @@ def html_sections(sections: list[Section], words: dict[str, str] | None = None) 
                 out.append((f"<h{sec.depth + 1}>{h(b.heading)}</h{sec.depth + 1}>"
                             if b.heading else "") + '<div class="plots">'
                            + "".join(_figure(f) for f in b.figures) + "</div>")
-    return out + (["</details>"] if folded else [])
+    return out + (["</details>"] if inner else []) + (["</details>"] if folded else [])
 
 
 # Click a column heading to sort a table by it (numbers as numbers; again: reversed).
@@ -225,11 +235,75 @@ document.querySelectorAll("table").forEach(function (t) {
 </script>"""
 
 
+# Fold mode (a page that opens on its first screen, the rest folded): a link to an anchor
+# opens every <details> around its target (and the target's own section) before the
+# browser scrolls there; the filter box hides the table rows whose text lacks what is typed
+# (every table of the page) and opens the sections holding a row that matches. Inline and
+# self-contained, as SORT_SCRIPT.
+FOLD_SCRIPT = """<script>
+(function () {
+  function reveal(id) {
+    var el = id && document.getElementById(id);
+    if (!el) return false;
+    for (var d = el.parentElement; d; d = d.parentElement)
+      if (d.tagName === "DETAILS") d.open = true;
+    return true;
+  }
+  function target(href) {
+    try { return decodeURIComponent(href.slice(1)); } catch (e) { return ""; }
+  }
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest ? e.target.closest('a[href^="#"]') : null;
+    if (a) reveal(target(a.getAttribute("href")));
+  });
+  window.addEventListener("hashchange", function () {
+    if (reveal(target(location.hash))) document.getElementById(target(location.hash))
+      .scrollIntoView();
+  });
+  if (location.hash && reveal(target(location.hash)))
+    document.getElementById(target(location.hash)).scrollIntoView();
+  function all(open) {
+    document.querySelectorAll("details").forEach(function (d) { d.open = open; });
+  }
+  var openAll = document.getElementById("open-all"), foldAll = document.getElementById("fold-all");
+  if (openAll) openAll.addEventListener("click", function () { all(true); });
+  if (foldAll) foldAll.addEventListener("click", function () { all(false); });
+  var box = document.getElementById("filter"), said = document.getElementById("filter-count");
+  if (!box) return;
+  box.addEventListener("input", function () {
+    var q = box.value.trim().toLowerCase(), shown = 0, rows = 0;
+    document.querySelectorAll("table").forEach(function (t) {
+      if (!t.tBodies[0]) return;
+      var hit = false;
+      Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {
+        var keep = !q || r.textContent.toLowerCase().indexOf(q) >= 0;
+        r.style.display = keep ? "" : "none";
+        rows += 1;
+        if (keep) { shown += 1; hit = true; }
+      });
+      if (q && hit) for (var d = t.parentElement; d; d = d.parentElement)
+        if (d.tagName === "DETAILS") d.open = true;
+    });
+    said.textContent = q ? shown + " of " + rows + " table rows match" : "";
+  });
+})();
+</script>"""
+
+FILTER_BOX = ('<p class="filter"><label>Filter every table: <input id="filter" type="search" '
+              'placeholder="a row, a city, a line: (3, 4), beijing, G-TF"></label> '
+              '<span id="filter-count" class="na"></span> · <button type="button" '
+              'id="open-all">open every section</button> <button type="button" '
+              'id="fold-all">fold every section</button></p>')
+
+
 def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None = None,
          legend: str = LEGEND, banner: str | None = None, css: str = CSS,
-         jargon: tuple[tuple[str, str], ...] = ()) -> str:
+         jargon: tuple[tuple[str, str], ...] = (),
+         opened: frozenset[str] | None = None) -> str:
     """One self-contained page: title (with a pass/fail badge), legend, navigation of the
-    top-level sections, then the sections, and the page's words defined (``glossary``)."""
+    top-level sections, then the sections, and the page's words defined (``glossary``).
+    ``opened`` (fold mode, ``html_sections``): only those top-level sections are open,
+    with a filter box over every table and links that open what they point to."""
     words = glossary.used(sections, jargon)
     if words:
         sections = [*sections, glossary.section(words)]
@@ -243,10 +317,12 @@ def html(title: str, sections: list[Section], *, badge: tuple[str, str] | None =
     out += [f"<h1>{h(title)}{badge_html}</h1>", legend,
             "<nav><p>" + " · ".join(f'<a href="#{h(s.anchor)}">{h(s.title)}</a>'
                                      for s in sections if s.depth == 2) + "</p>"
-            '<p class="na">Click a section\'s heading to fold it, a column\'s heading to sort '
-            "its table.</p></nav>"]
-    out += html_sections(sections, words)
-    out += [SORT_SCRIPT, "</body>", "</html>"]
+            + (FILTER_BOX if opened is not None else "")
+            + '<p class="na">Click a section\'s heading to '
+            + ("open or fold it (a link opens what it points to)" if opened is not None
+               else "fold it") + ", a column's heading to sort its table.</p></nav>"]
+    out += html_sections(sections, words, opened)
+    out += [SORT_SCRIPT, *([FOLD_SCRIPT] if opened is not None else []), "</body>", "</html>"]
     return "\n".join(out) + "\n"
 
 

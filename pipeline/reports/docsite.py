@@ -1,0 +1,176 @@
+"""The repository's docs as pages of an output folder, so a published copy keeps its links.
+
+Every page a command writes under ``<out>`` cites the repository's own docs through ``href``
+(or ``link`` inside a document's text, ``render.doc_link`` in HTML): a path relative to the
+page, ``<site>/docs/<name>.html#<anchor>``, where ``site`` is the output folder relative to
+the page's folder ("." for ``<out>/index.html``, "../.." for a tune page). ``write(out)``
+renders the shipped ``docs/*.md`` once per output folder into ``<out>/docs/<name>.html``
+(``jobs.history.refresh`` calls it after every job), so the folder can be copied to a static
+web server or another machine and every link still opens.
+
+Contracts:
+- Anchors are GitHub's heading slugs (``slug``): a section linked from a page is the one the
+  repository's Markdown links already use (``design.md#the-audit-lines``).
+- A link between two docs becomes a link between their pages; a link to any other file of
+  the repository (README.md, tables/) becomes its text and the path, "in the repository"
+  (nothing outside ``<out>`` is linked).
+- A page is rewritten only when its source or the set of docs changed (a digest in the
+  page); each write is the atomic one (``boardcore.atomic``), inside ``<out>/docs/`` only.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html as _html
+import os
+import posixpath
+import re
+from pathlib import Path
+
+from boardcore import assets, atomic
+
+FOLDER = "docs"  # <out>/docs/: the rendered pages
+RENDERING = "1"  # bump when the page template changes: every folder's pages are redone
+_DIGEST = re.compile(r'<meta name="minegen-docs" content="([0-9a-f]{64})">')
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;
+max-width:52rem;padding:0 1rem;color:#222;line-height:1.5}
+h1{font-size:1.6rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem;display:block;overflow-x:auto}
+th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top}th{background:#f3f3f3}
+code{font-size:.88em;background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}
+pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;max-width:100%}pre code{background:none}
+nav{font-size:.85rem;color:#555;border-bottom:1px solid #ddd;padding-bottom:.4rem}
+:target{background:#fff3c4}
+"""
+
+
+def stem(doc: str) -> str:
+    """``docs/glossary.md``, ``glossary.md`` or ``glossary`` -> ``glossary``."""
+    name = posixpath.basename(str(doc))
+    return name[:-3] if name.endswith(".md") else name
+
+
+def slug(text: str) -> str:
+    """GitHub's anchor of a heading: lower case, every character that is not a letter, a
+    digit, a space, '-' or '_' dropped, spaces as '-'. A slug is its own slug."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def href(doc: str, section: str | None = None, site: str = ".") -> str:
+    """The page of ``doc`` (at ``section``: a heading or its slug), relative to a page whose
+    folder reaches the output folder by ``site``."""
+    path = posixpath.normpath(posixpath.join(site or ".", FOLDER, f"{stem(doc)}.html"))
+    return path + (f"#{slug(section)}" if section else "")
+
+
+def link(text: str, doc: str, section: str | None = None, site: str | None = None) -> str:
+    """``text`` linked to ``doc`` (and ``section``) as a document's text writes a link
+    (``render.inline``: ``[text](path)``); with no ``site`` (a page outside an output
+    folder, Markdown on stdout) the text and where it is in the repository."""
+    if site is None:
+        where = f"docs/{stem(doc)}.md" + (f", “{section}”" if section else "")
+        return where if text in (f"docs/{stem(doc)}.md", where) else f"{text} ({where})"
+    return f"[{text}]({href(doc, section, site)})"
+
+
+# ------------------------------------------------------------------------------- rendering
+
+def _sources() -> dict[str, Path]:
+    """name -> the shipped Markdown file (none when the install carries no docs)."""
+    folder = assets.path("docs")
+    return {p.stem: p for p in sorted(folder.glob("*.md"))} if folder.is_dir() else {}
+
+
+@functools.cache
+def _parser():
+    from markdown_it import MarkdownIt  # only when a page is (re)rendered
+
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+def _text(inline) -> str:
+    return "".join(c.content for c in inline.children or ()
+                   if c.type in ("text", "code_inline"))
+
+
+def _relink(tok, names: set[str]) -> None:
+    """A link of a doc: to another doc's page, kept inside the page, or (any other file of
+    the repository) its text and path."""
+    target = tok.attrGet("href") or ""
+    if target.startswith("#") or re.match(r"[A-Za-z][\w+.-]*:", target):
+        return
+    path, _, frag = target.partition("#")
+    repo = posixpath.normpath(posixpath.join("docs", path))
+    if repo.startswith("docs/") and repo.endswith(".md") and stem(repo) in names:
+        tok.attrSet("href", f"{stem(repo)}.html" + (f"#{frag}" if frag else ""))
+        return
+    tok.meta["unlinked"] = repo
+
+
+def page(name: str, text: str, names: set[str], digest: str) -> str:
+    """One doc as a page: heading anchors (``slug``, numbered from -1 on repeats as GitHub
+    does), links between docs relative, the other docs listed at the top."""
+    md = _parser()
+    tokens = md.parse(text)
+    seen: dict[str, int] = {}
+    title = name
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            words = _text(tokens[i + 1])
+            base = slug(words)
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            tok.attrSet("id", base if n == 0 else f"{base}-{n}")
+            if tok.tag == "h1" and title == name:
+                title = words
+        elif tok.type == "inline":
+            kids = tok.children or []
+            for j, c in enumerate(kids):
+                if c.type == "link_open":
+                    _relink(c, names)
+                    if "unlinked" in c.meta:  # the text stays, the path follows it
+                        close = next(k for k in kids[j:] if k.type == "link_close")
+                        c.type, c.tag, c.attrs = "text", "", {}
+                        close.type, close.tag, close.nesting = "text", "", 0
+                        close.content = f" ({c.meta['unlinked']}, in the repository)"
+                        c.nesting = 0
+    body = md.renderer.render(tokens, md.options, {})
+    nav = " · ".join(f'<a href="{_html.escape(n)}.html">{_html.escape(n)}</a>'
+                     for n in sorted(names))
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="minegen-docs" content="{digest}">',
+        f"<title>{_html.escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
+        f"<nav><p>The repository's <code>docs/{_html.escape(name)}.md</code>, as this output "
+        f"folder's pages cite it. Every doc: {nav}</p></nav>",
+        body, "</body>", "</html>"]) + "\n"
+
+
+def write(out: str | os.PathLike) -> list[Path]:
+    """Render every shipped doc into ``<out>/docs/<name>.html`` where the page is missing
+    or was made from other sources; returns the pages written (an OSError is the
+    caller's: ``jobs.history.refresh`` says it and goes on)."""
+    sources = _sources()
+    names = set(sources)
+    folder = Path(out) / FOLDER
+    written = []
+    for name, src in sources.items():
+        text = src.read_text(encoding="utf-8")
+        digest = hashlib.sha256("\0".join([RENDERING, *sorted(names), text]).encode()
+                                ).hexdigest()
+        target = folder / f"{name}.html"
+        try:
+            with open(target, encoding="utf-8") as f:
+                m = _DIGEST.search(f.read(800))
+        except OSError:
+            m = None
+        if m and m.group(1) == digest:
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        data = page(name, text, names, digest).encode("utf-8")
+        written.append(atomic.write_file(target, lambda p, d=data: p.write_bytes(d)))
+    return written
