@@ -13,7 +13,8 @@ least cost to the player (orchestration only).
 
 Output ``<out>/tune/<id>/`` (a ``.tuning`` marker while it is incomplete): tables/,
 baseline/ (unless --run), audit/, .partial-candidates/ and .partial-pairs/ (shards, removed
-when done), tune.json, patch.md, tune.html, diff.md and diff.html. Exit 0 when the proposed
+when done), tune.json, patch.md, tune.html, diff.md, diff.html and, for a generator with a
+progression page (tilegen), funnel.html. Exit 0 when the proposed
 tables pass their own audit, 1 when some hard line still fails there, 2 bad input, 3 the run
 could not complete.
 """
@@ -37,7 +38,7 @@ from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, parse_rows, usable_out
 from ..reports import diff_page, tune_page
 from ..store import atomic, runs
-from . import history
+from . import history, latest_tune
 from .audit import announce, check_n, run_audit
 from .candidates import search
 
@@ -109,10 +110,16 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                apply_command=hints.audit_command("tune", "--apply", folder.name,
                                                  generator=ref, out=a.out),
                wall_s=round(time.perf_counter() - t0, 3))
+    funnel = gen.progression_page(Path(doc["baseline_run"]), Path(doc["proposed_run"]),
+                                  folder.name)
+    if funnel is not None:  # players through the levels, now and proposed (decision 260)
+        atomic.write_text(folder / "funnel.html", funnel)
+        doc["funnel_page"] = "funnel.html"
     atomic.write_text(folder / "tune.json", runs.to_json(doc))
     atomic.write_text(folder / "patch.md", tune_page.markdown(doc))
     atomic.write_text(folder / "tune.html", tune_page.html(doc, str(folder)))
     (folder / MARKER).unlink()
+    latest_tune.after_tune(doc, a.out, opts.run, announce)  # the run's report cites it
     history.refresh(a.out, announce)
     return TuneResult(doc["exit_code"], folder, doc)
 
@@ -135,7 +142,7 @@ def _baseline(gen, opts: TuneOptions, folder: Path, progress) -> runs.Run:
         done = sorted(p for p in vdir.glob("2*") if (p / "manifest.json").is_file())
         path = done[-1] if done else run_audit(
             replace(opts.audit, rows=(), out=str(folder / "baseline")), progress, gen,
-            index=False).run_dir
+            index=False, site=opts.audit.out).run_dir
     return runs.load_run(path, gen.key_fields)
 
 
@@ -149,7 +156,7 @@ def _propose(gen, catalog, a: AuditOptions, base: runs.Run, doc: dict, folder: P
         shutil.rmtree(tables)
     gen.patch_tables(catalog, tables, changes)
     proposed = run_audit(replace(a, tables=str(tables), rows=(), out=str(folder / "audit")),
-                         progress, gen, index=False)
+                         progress, gen, index=False, site=a.out)
     after = runs.load_run(proposed.run_dir, gen.key_fields)
     _shipped(gen, doc, base, after, catalog.root, tables, folder)
     d = compare(gen, base, after)
@@ -176,6 +183,7 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
     catalogs = {}
     for r in doc["rows"]:
         key = tuple(r["key"])
+        new_key = later.get(tuple(gen.lineage(key)))
         now = gen.shipped(base.rows.get(key) or {})
         then = gen.shipped(after.rows.get(new_key) or {}) if new_key else None
         if not (r.get("change") and now and then and now["seed"] != then["seed"]):
@@ -199,7 +207,6 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
 
 def _slug(label: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in label).strip("-")
-        new_key = later.get(tuple(gen.lineage(key)))
 
 
 def patch_markdown(gen, doc: dict) -> str:

@@ -16,6 +16,8 @@ from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Sec
                        Table, num)
 from .svg import Marks, Series, line_chart
 
+SITE = "../.."  # the output folder, seen from <out>/sweeps/<id>/ (its index, its docs)
+
 
 def _status(v: dict) -> str:
     if v["status"] != "ok":
@@ -162,7 +164,7 @@ def _document(doc: dict) -> list[Section]:
     head = Section("summary", "Summary")
     head.blocks.append(Para(f"Boundary: {doc['boundary']['text']}.", strong=True))
     head.blocks.append(Para("Every run, tune and sweep of this output folder: "
-                            "[index.html](../../index.html)."))
+                            f"[index.html]({SITE}/index.html)."))
     head.blocks.append(Bullets([
         Cell(f"row {inp['row_label']} reads table row {tuple(inp['resolved_row'])}; seeds "
              f"as in the audit ({doc.get('sigma_formula', '')})"),
@@ -223,5 +225,5 @@ def html(doc: dict) -> str:
     verdict = _verdict(doc)
     badge = "pass" if doc["boundary"]["value"] is not None else "fail"
     return render.html(_title(doc), _document(doc), badge=(verdict, badge),
-                       legend=render.legend(doc.get("rules_doc", "docs/design.md")),
+                       legend=render.legend(doc.get("rules_doc", "docs/design.md"), SITE),
                        jargon=tuple(tuple(j) for j in doc.get("jargon", ())))
