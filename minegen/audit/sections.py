@@ -12,7 +12,7 @@ from pipeline.reports.document import (
     FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
 )
 from pipeline.reports.svg import Band, Marks, Series, line_chart
-from pipeline.reports.tables import Col, by_group, row_table
+from pipeline.reports.tables import Col, by_group, row_blocks, row_table
 
 from pipeline.reports.intent import Intent
 
@@ -60,7 +60,9 @@ DIAGNOSTICS_D = (
     Col("shortfall mean", "shortfall_mean"), Col("shortfall max", "shortfall_max"),
     Col("shortfall share", "shortfall_share"),
     Col("mine drift p50", "mine_drift_p50",
-        mark=lambda r, v: WARN if r["mine_drift_warning"] else None),
+        mark=lambda r, v: WARN if r["mine_drift_warning"] else None,
+        rank=lambda r, v: (v or 0.0) - MINE_DRIFT_WARN,
+        off=f"above the drift warning {MINE_DRIFT_WARN:g}"),
     Col("mines mean / planned", lambda r: f"{num(r['mines_mean'])} / {num(r['planned_mines'])}",
         str),
 )
@@ -138,7 +140,8 @@ def _plots(doc) -> Section:
 
 
 def _diagnostics(doc) -> list[Section]:
-    sec = Section("diagnostics-d", "Diagnostics D", blocks=[row_table(doc.rows, DIAGNOSTICS_D)])
+    sec = Section("diagnostics-d", "Diagnostics D",
+                  blocks=row_blocks(doc.rows, DIAGNOSTICS_D, None, name=doc.row_label))
     hist = Section("shortfall", "Shortfall distribution (boards per fog_shortfall)", 3)
     shortfall = doc.tables.get("shortfall")
     if shortfall is not None:

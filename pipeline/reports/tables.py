@@ -44,7 +44,8 @@ def row_table(rows: Sequence[dict], cols: Sequence[Col],
 
 
 def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
-                label: Callable[[dict], str], most: float = 0.5) -> list:
+                label: Callable[[dict], str] | None, most: float = 0.5,
+                name: Callable[[dict], str] | None = None) -> list:
     """``row_table`` held to what a mark and a cell may claim (issue 31):
 
     - a ``once`` column whose text is the same on every row (of two or more) leaves the
@@ -52,7 +53,9 @@ def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
     - a column with ``rank`` whose advisory mark (WARN) fires on more than ``most`` of the
       rows loses that mark (amber on most rows tells nothing apart) and gets a sentence
       after the table: on how many rows, and the ``RANKED`` furthest off, furthest first.
-    A FAIL mark (a hard line) is never dropped."""
+    A FAIL mark (a hard line) is never dropped. ``name``: a row in those sentences (default
+    ``label``; give it when the table names its rows by key columns, ``label`` None)."""
+    name = name or label
     before, after, kept = [], [], []
     for c in cols:
         texts = [c.cell(r).text for r in rows]
@@ -65,7 +68,7 @@ def row_blocks(rows: Sequence[dict], cols: Sequence[Col],
             warned = [(r, v) for r, v in vals if c.mark(r, v) == WARN]
             if len(warned) > most * len(rows):
                 ranked = sorted(warned, key=lambda rv: -c.rank(*rv))
-                named = "; ".join(f"{label(r)} {c.fmt(v)} ({num(c.rank(r, v))} off)"
+                named = "; ".join(f"{name(r)} {c.fmt(v)} ({num(c.rank(r, v))} off)"
                                   for r, v in ranked[:RANKED])
                 more = f"; and {len(ranked) - RANKED} more" if len(ranked) > RANKED else ""
                 after.append(Para(
