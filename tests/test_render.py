@@ -368,3 +368,27 @@ def test_row_blocks_say_a_constant_once_and_rank_a_mark_that_fires_on_most_rows(
     table = next(b for b in few if isinstance(b, Table))
     assert [row[1].mark for row in table.rows] == [WARN, None]
     assert not any(isinstance(b, Para) and "below the floor" in b.text for b in few)
+
+
+def test_mine_drift_on_most_rows_is_a_ranked_list_not_amber_cells():
+    """Issue 31 (amber on most rows marks nothing): when mine drift p50 is above the warning
+    on most rows, Diagnostics D marks none of them and lists them, the largest drift first;
+    the rows and their order are computed here from the rows' own figures."""
+    from pipeline.reports.document import WARN, Para, Table
+
+    drifts = [0.31, 0.05, 0.52, 0.27]
+    rows = [_row(lv, dp, mine_drift_p50=d) for (lv, dp), d in
+            zip([(1, 0), (1, 2), (2, 0), (2, 2)], drifts)]
+    frame = pl.DataFrame(rows).with_columns(pl.col("b_regions_full_share").cast(pl.Float64))
+    results, _ = evaluate(frame)
+    doc, sections = render._doc(_manifest(exit_code=0), frame, results, SHORTFALL)
+    diag = next(s for s in sections if s.anchor == "diagnostics-d")
+    table = next(b for b in diag.blocks if isinstance(b, Table))
+    col = table.headers.index("mine drift p50")
+    assert all(row[col].mark != WARN for row in table.rows)
+    above = sorted(((d, r) for d, r in zip(drifts, rows) if d > MINE_DRIFT_WARN),
+                   reverse=True, key=lambda p: p[0])
+    (said,) = [b.text for b in diag.blocks if isinstance(b, Para) and "drift warning" in b.text]
+    assert f"on {len(above)} of {len(rows)} rows" in said
+    names = [f"({r['level_index']}, {r['node_depth']})" for _, r in above]
+    assert sorted(names, key=said.find) == names
