@@ -28,6 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -215,6 +216,12 @@ class Generator(ABC):
         """A self-contained HTML page where a person plays board ``index`` of ``plan``
         (runs on a worker beside ``exhibit``; the report links it under the drawing).
         None: this generator has no play page."""
+        return None
+
+    def progression_page(self, baseline: Path, proposed: Path, tune_id: str) -> str | None:
+        """A self-contained HTML page of how players would progress through the rows, for
+        the tables of audit run ``baseline`` beside those of ``proposed`` (a tune writes it
+        and links it). None: this generator has none."""
         return None
 
 

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_harness import run_cli
 
@@ -83,6 +84,7 @@ def pages(tmp_path_factory, cluster) -> dict[str, Path]:
             "minegen tune": tunes["minegen"] / "tune.html",
             "tilegen tune": tunes["tilegen"] / "tune.html",
             "reconcile": next((out / "tilegen" / "reconcile").glob("*/report.html")),
+            "tilegen funnel": tunes["tilegen"] / "funnel.html",
             "index": out / "index.html"}
 
 
@@ -140,7 +142,7 @@ def lands_on_a_report(page, link: str) -> bool:
 @pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "diff", "tilegen diff",
                                   "sweep", "tilegen sweep", "minegen tune", "tilegen tune",
                                   "reconcile", "index", "tilegen calibrated",
-                                  "tilegen daily"])
+                                  "tilegen daily", "tilegen funnel"])
 def test_a_page_loads_clean_and_fits_1024_px(browser, pages, name):
     with open_page(browser, pages[name]) as (page, errors):
         assert errors == [], errors
@@ -334,4 +336,58 @@ def test_the_calibrated_audit_predicts_players_per_row(browser, pages):
         text = sec.inner_text()
         assert sec.is_visible() and "SYNTHETIC calibration" in text
         assert sec.locator("tbody tr").count() == 36 and "95 % interval" in text
+        assert errors == []
+
+
+def test_the_tune_links_the_funnel_of_both_tables(browser, pages):
+    """The tilegen tune page links funnel.html; there each city's chart draws the funnel
+    the model predicts from the shipped boards' rates of the baseline run and of the
+    proposed tables' run (read back from the chart's data), and the verdict names the
+    share reaching level 6 for both."""
+    from tilegen.funnel import model, page as funnel_page
+    from tilegen.funnel.runs import shipped_rates
+
+    tune = pages["tilegen tune"].parent
+    doc = json.loads((tune / "tune.json").read_text())
+    now, then = shipped_rates(Path(doc["baseline_run"])), shipped_rates(Path(doc["proposed_run"]))
+    with open_page(browser, pages["tilegen tune"]) as (page, errors):
+        link = page.locator("details:has(#runs) a", has_text="progress through each city")
+        assert link.count() == 1 and errors == []
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith("/funnel.html") and page.locator("#verdict").is_visible()
+        verdict = page.locator("details:has(#verdict) tbody tr")
+        assert verdict.count() == len(now) == 6
+        for city in now:
+            want = funnel_page.funnel(now[city]["rates"], model.Params())["reach"]
+            points = page.locator(f"#funnel-{city} [data-series='current tables'][data-value]")
+            got = [float(points.nth(i).get_attribute("data-value").split(",")[1])
+                   for i in range(points.count())]
+            assert got == pytest.approx(list(want), abs=0.005), city
+            row = verdict.filter(has_text=city).first.inner_text()
+            after = funnel_page.funnel(then[city]["rates"], model.Params())["reach"][-1]
+            assert f"{100 * want[-1]:.1f} %" in row and f"{100 * after:.1f} %" in row
+        page.screenshot(path=str(tune / "funnel-1024.png"), full_page=True)
+        assert errors == []
+
+
+def test_the_reconcile_page_shows_the_funnel_and_the_fail_steps(browser, pages):
+    """The reconcile page of the synthetic players: the funnel fitted to their histories
+    (a chart per city) and the fail-step chart, whose table counts exactly the input's
+    failed sessions per level."""
+    data = pages["index"].parent / "synth" / "synthetic-sessions.parquet"
+    fails = pl.read_parquet(data).filter(pl.col("result") == "fail")
+    with open_page(browser, pages["reconcile"]) as (page, errors):
+        funnel = page.locator("details:has(#funnel)")
+        funnel.scroll_into_view_if_needed()
+        assert "Held-out error" in funnel.inner_text()
+        assert funnel.locator("svg").count() == fails["city_id"].n_unique() == 6
+        steps = page.locator("details:has(#fail-steps)")
+        steps.scroll_into_view_if_needed()
+        assert steps.locator("svg").count() == 1
+        rows = steps.locator("tbody tr")
+        got = {int(rows.nth(i).locator("td").nth(0).inner_text()):
+               int(rows.nth(i).locator("td").nth(1).inner_text()) for i in range(rows.count())}
+        want = dict(fails.group_by("level_id").len().rows())
+        assert got == want
         assert errors == []

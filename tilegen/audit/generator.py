@@ -288,6 +288,11 @@ class TilegenAudit(Generator, Tune, Daily):
         return board_svg(generate_planned(plan, index=index),
                          f"{self.label(plan.key)}, {which}")
 
+    def progression_page(self, baseline, proposed, tune_id: str) -> str:
+        from ..funnel.runs import tune_page
+
+        return tune_page(baseline, proposed, tune_id)
+
     def play_page(self, plan, index: int) -> str:
         """Board ``index`` of the row as a page where a designer plays it
         (``tilegen.play_page``)."""

@@ -127,7 +127,16 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
             "unmatched_seeds": seeds.filter(pl.col("q_best").is_null()).height,
             "rows": rows,
             "seeds": tested.to_dicts(),
-            "abnormal_seeds": abnormal.to_dicts()}
+            "abnormal_seeds": abnormal.to_dicts(),
+            "fail_steps": fail_steps(t["fails"])}  # the page's chart (decision 261)
+
+
+def fail_steps(fails: pl.DataFrame) -> list[dict]:
+    """Per level: the distinct ``fail`` sessions that first failed at each click, all
+    cities together (the tallies' fail-step histograms, ``tally``)."""
+    return (fails.group_by("level_id", pl.col("v").alias("first_fail_step"))
+            .agg(pl.col("n").sum().alias("sessions")).filter(pl.col("sessions") > 0)
+            .sort("level_id", "first_fail_step").to_dicts())
 
 
 def _nothing_usable(telemetry: Path, bad: pl.DataFrame, dups: dict) -> str:
@@ -309,8 +318,9 @@ def cmd_reconcile(args) -> int:
                             min_step=args.min_step)
             else:
                 doc = _on_dask(args, run_dir)
-            # players through the levels and where lost sessions fail (decision 259)
-            doc.update(aside(progress.part, Path(args.telemetry), run_dir, doc["sessions"]))
+            # players through the levels (decision 259)
+            doc["funnel"] = aside(progress.part, Path(args.telemetry), run_dir,
+                                  doc["sessions"])
             folder = write(doc, Path(args.out))
             refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
             print(summary(doc, folder))

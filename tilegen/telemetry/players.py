@@ -186,7 +186,8 @@ def _attempt(model: Players, b: pl.DataFrame, eta: np.ndarray, skill: np.ndarray
     stay = u[8] < model.persistence
     quit_ = ~win & ~stay & (u[9] < model.quit_share)
     pieces = b["pieces"].to_numpy()[bd]
-    step = np.clip(np.round(b["fail_step"].to_numpy()[bd] + 6 * (u[10] - 0.5)), 6, pieces - 1)
+    # the slot (7 cells) fills at click 7 at the earliest: no attempt is stuck before it
+    step = np.clip(np.round(b["fail_step"].to_numpy()[bd] + 6 * (u[10] - 0.5)), 7, pieces - 1)
     peak = np.clip(np.round(b["peak"].to_numpy()[bd] + 2 * u[11] - 0.5), 0, schema.MAX_SLOT)
     part = {"board": bd, "player": who, "level": np.full(who.size, level),
             "attempt": np.full(who.size, k),
