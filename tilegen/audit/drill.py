@@ -45,8 +45,9 @@ DRILL = Drill(
                              "--index", i),
     sweep=first_rung,
     field_words=((DENSITY_CLASS, "0 low, 1 medium, 2 medium_high, 3 high"),),
-    intro="Per failing row: each hard line it fails and by how much, the rungs of the 05 §16 "
-          "tuning ladder that move it (too hard: down the rungs in order; a row too easy "
+    intro="Per failing row: each hard line it fails and by how much, the rungs of the "
+          "tuning ladder (the design's order of table changes) that move it (too hard: "
+          "down the rungs in order; a row too easy "
           "goes the other way), the sweep of the first rung with room, and the row's "
           "production board beside its worst audit board.",
 )

@@ -75,18 +75,41 @@ def _q(row: dict, line: Line) -> str:
     per = f"about one attempt in {1 / p:.0f} is acceptable" if p else "no attempt passed"
     return (f"{row['not_met']} of {n} audit seeds found no acceptable board in "
             f"{MAX_ATTEMPTS} attempts (Q needs {exact(line.threshold)}): the preset, not the "
-            f"seed, is at fault (05 §15.2). Per-attempt acceptance p = {num(p)} ({per}); the "
+            f"seed, is at fault (a preset that cannot reach its band in {MAX_ATTEMPTS} attempts "
+            f"is a design fault). Per-attempt acceptance p = {num(p)} ({per}); the "
             f"Q risk {pct(row.get('q_risk'))} is the chance that some seed of {n} exhausts "
             f"its {MAX_ATTEMPTS} attempts; with N = {n}, Q holds in {100 * (1 - Q_RISK):g} % "
-            f"of runs from p = {q_safe_p(n):.2f}. The returned boards failed on: "
-            f"{_reasons(row)}.")
+            f"of runs from p = {q_safe_p(n):.2f}.{_top_reject(row)} The returned boards "
+            f"failed on: {_reasons(row)}.")
+
+
+def dominant_reject(row: dict) -> tuple[str, float] | None:
+    """(check, share of all attempts) of the check that rejects most attempts, or None
+    when no attempt was rejected. Ties go to the check listed first in ``CHECKS``."""
+    shares = [(row.get(f"reject_share_{c}") or 0.0, c) for c in CHECKS if c != "none"]
+    share, check = max(shares, key=lambda t: t[0])
+    return (check, share) if share > 0 else None
+
+
+def check_name(check: str) -> str:
+    """A check as the report names it: its code and its counter, ``V2 triple_chains``."""
+    return f"{CHECKS[check].split(':')[0]} {check}"
+
+
+def _top_reject(row: dict) -> str:
+    got = dominant_reject(row)
+    if got is None:
+        return ""
+    check, share = got
+    return (f" The check that rejects most attempts: {check_name(check)} "
+            f"({CHECKS[check].split(': ', 1)[-1]}), {pct(share)} of all attempts.")
 
 
 def unsolvable(boards: str):
     """Line S's explanation, counting ``boards`` ("audit boards", "daily boards")."""
     def explain(row: dict, line: Line) -> str:
         return (f"{row['unsolvable_boards']} of {row['boards']} {boards} cannot be cleared "
-                "without tools at all (exhaustive search): 05 §3.1 forbids a level that "
+                "without tools at all (exhaustive search): the design forbids a level that "
                 "needs tools.")
     return explain
 
@@ -136,10 +159,10 @@ BOTH = tuple(Move(r.field, f"{r.easier} (too easy: {r.harder})", r.why, r.shown)
 LINES = (
     # ">= 1" (not "== 1"): tune reads a ">=" line's best candidate as its largest value
     Line("P", "production_met", ">=", 1, True,
-         "the production board (the one the game ships) meets every 15.1 gate",
+         "the production board (the one the game ships) meets every gate of its level",
          quantity="production board met (1 = yes)", explain=_p, moves=BOTH),
     Line("Q", "not_met", "==", 0, True,
-         f"audit seeds that found no acceptable board in {MAX_ATTEMPTS} attempts (15.2)",
+         f"audit seeds that found no acceptable board in {MAX_ATTEMPTS} attempts",
          quantity="seeds not met", explain=_q, moves=DOWN),
     Line("S", "unsolvable_boards", "==", 0, True,
          "audit boards with no tool-free clearing path (exhaustive search: no)",
