@@ -9,8 +9,9 @@ from .table_model import region_target_size
 
 LEGEND = (
     "legend: ' * ' mine   ' . ' zero   ' 3 ' number   '~3~' fog (number hidden from the player)\n"
-    "        '[.]' spawn 3x3 cell   right panel: what an informed player opens without a\n"
-    "        guess (F1 R-inf): '   ' opened, ' # ' left closed (a guess or a deduced mine)"
+    "        '[.]' spawn 3x3 cell   right panel: what the F1 player (its rule-bound solver)\n"
+    "        opens without a guess (R-inf): '   ' opened, ' # ' left closed: a mine, or a\n"
+    "        guess for the F1 player (a stronger tier may still prove it: --play shows which)"
 )
 
 
