@@ -188,7 +188,7 @@ def reconcile_sections(doc: dict) -> list[Section]:
                 f"observed. Held-out error ({h['folds']} folds of players): the predicted "
                 f"share of players reaching a level misses the left-out players' share by "
                 f"{100 * h['reach_mae']:.1f} points on average, attempts per player by "
-                f"{h['attempts_mae']:.2f}. " + _irregular(f['irregular'])
+                f"{h['attempts_mae']:.2f}. " + _irregular(f["irregular"], f["players"])
                 + " Assumed: attempts of a level are alike, skill is one "
                 "number per player, the data holds whole histories (a player still playing "
                 "counts as having left)."))
@@ -211,11 +211,17 @@ def reconcile_sections(doc: dict) -> list[Section]:
     return out
 
 
-def _irregular(n: int) -> str:
+def _irregular(n: int, regular: int | None = None) -> str:
     if not n:
         return "Every history was regular (from level 1, each level won before the next)."
-    return (f"{n:,} irregular history(ies) (not from level 1, or played on after a level "
+    text = (f"{n:,} irregular history(ies) (not from level 1, or played on after a level "
             "never won) were left out.")
+    if regular is not None and n > regular:
+        text += (" WARNING: most histories are irregular, so these ids may not follow "
+                 "players through the levels (players who started before the data did, "
+                 "or ids that are not players): the funnel describes only the regular "
+                 f"{regular:,}.")
+    return text
 
 
 def _fail_steps(steps: list[dict]) -> Section:
