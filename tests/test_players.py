@@ -97,3 +97,15 @@ def test_same_seed_same_bytes_and_every_file_says_synthetic(boards, tmp_path):
         assert set(frame["source"]) == {"synthetic"} and "synthetic" in data.name
         assert json.loads(meta.read_text())["synthetic"] is True
     assert files[0] == files[1] and files[0][0] != files[2][0]
+
+
+def test_too_many_players_is_one_line_exit_2(tmp_path):
+    from pathlib import Path
+
+    from cli_harness import run_cli
+
+    p = run_cli("tilegen", "telemetry", "synth", "--out", tmp_path, "--seeds", 4096,
+                "--sessions", 1000, cwd=Path(__file__).resolve().parent.parent)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "players per city is more than 2,000,000" in p.stderr
+    assert list(tmp_path.iterdir()) == []
