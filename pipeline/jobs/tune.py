@@ -197,7 +197,10 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
             (plan,) = gen.plans(catalogs[root], [k])
             stem = f"shipped/{_slug(gen.label(key))}-{when}"
             (folder / "shipped").mkdir(exist_ok=True)
-            atomic.write_text(folder / f"{stem}.svg", gen.exhibit(plan, -1))
+            svg = gen.exhibit(plan, -1)  # inline markup; a file shown by <img> needs its
+            if "xmlns=" not in svg.split(">", 1)[0]:  # namespace
+                svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+            atomic.write_text(folder / f"{stem}.svg", svg)
             page = gen.play_page(plan, -1)
             if page:
                 atomic.write_text(folder / f"{stem}.html", page)

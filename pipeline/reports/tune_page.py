@@ -312,17 +312,26 @@ def _shipped(sh: dict) -> list:
     relatively), and the commands that write the same pages again."""
     b, a = sh["before"], sh["after"]
     files = sh.get("files") or {}
-    labels = [k for k in b if k not in ("seed", "play")]
+    labels = [k for k in b if k not in ("seed", "play", "errors")]
+    e_b, e_a = b.get("errors") or {}, a.get("errors") or {}
+
+    def moved(k) -> bool | None:
+        if num(b.get(k)) == num(a.get(k)):
+            return False
+        return cost.beyond_noise(b.get(k), a.get(k), e_b.get(k), e_a.get(k))
     play = " and ".join(f"[{'now' if w == 'now' else 'after the change'}]({f['page']})"
                         for w, f in files.items() if f.get("page"))
     out = [Para(f"The shipped board changes: the game ships the board of seed {b['seed']} "
                 f"now and of seed {a['seed']} after the change (the design makes every "
                 "adopted proposal a new revision, and the revision is part of the shipped "
                 "board's seed)." + (f" Play both: {play}." if play else ""), strong=True),
-           Table(["the shipped board", "now", "after the change"],
-                 [[Cell(k), Cell(num(b.get(k))), Cell(num(a.get(k)), WARN
-                                                       if num(b.get(k)) != num(a.get(k))
-                                                       else None)] for k in labels])]
+           Table(["the shipped board", "now (95 % interval)",
+                  "after the change (95 % interval)"],
+                 [[Cell(k), Cell(_interval(b.get(k), e_b.get(k), 3)),
+                   Cell(_interval(a.get(k), e_a.get(k), 3)
+                        + ("; within noise" if moved(k) is False
+                           and num(b.get(k)) != num(a.get(k)) else ""),
+                        WARN if moved(k) is not False else None)] for k in labels])]
     if files:
         out.append(Figures("", [
             Figure(f"shipped-{w}-{_slug(f['picture'])}",

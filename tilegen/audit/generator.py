@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipeline.analysis.aggregate import percentiles
+from pipeline.analysis.aggregate import percentiles, quantile_bounds
 from pipeline.generator import Daily, Generator, SweepField, Tune
 
 from . import sections, tune
@@ -51,6 +51,15 @@ LARGEST = "largest"
 VARIANTS = tuple(c for c in ("alt_slot_tool_free_pass_rate", "alt_slot_tool_assist_pass_rate",
                              "remove_only_pass_rate", "shuffle_only_pass_rate",
                              "undo_only_pass_rate") if c in FIELDS)
+
+
+def _binomial_se(wins, runs) -> float | None:
+    """The standard error of a pass rate of ``wins`` of ``runs`` scripted runs (None when
+    unknown), kept off 0 and 1 by half a run."""
+    if not runs or wins is None:
+        return None
+    p = min(max(wins / runs, 0.5 / runs), 1 - 0.5 / runs)
+    return (p * (1 - p) / runs) ** 0.5
 
 
 def _prod(col: str, name: str | None = None) -> pl.Expr:
@@ -211,6 +220,8 @@ class TilegenAudit(Generator, Tune, Daily):
             *(_count(pl.col("exit") == e, f"exit_{e}") for e in EXIT_NAMES),
             *(_count(pl.col("failure_reason") == r, f"reason_{r}") for r in REASON_NAMES),
             *(e for c in PERCENTILE_COLUMNS for e in percentiles(c, (0.10, 0.50, 0.90), AUDIT)),
+            # the medians' 95 % intervals: tune reads their noise (``tune.COSTS``)
+            *(e for c in PERCENTILE_COLUMNS for e in quantile_bounds(c, 0.50, AUDIT)),
             *(e for c in ("raw_tool_assist_pass_rate", "avg_peak_slot_usage", "stuck_rate",
                           "tool_value", "pass_rate_match_first", "pass_rate_slot_build",
                           "pass_rate_risk_averse", "mean_fail_step")
@@ -241,7 +252,8 @@ class TilegenAudit(Generator, Tune, Daily):
                 "exit", "failure_reason", "stream_seed", "element_ids", "attempts_used",
                 "tool_free_pass_rate", "tool_assist_pass_rate", "initial_clickable_ratio",
                 "raw_tool_free_pass_rate", "tool_free_solvable", "avg_peak_slot_usage",
-                "stuck_rate", "opening_stability")),
+                "stuck_rate", "opening_stability", "tool_free_wins", "tool_free_runs",
+                "tool_assist_wins", "tool_assist_runs")),
             # the audit boards a drill-down would draw: not met first, then lowest pass rate
             pl.col("seed_index").filter(AUDIT).sort_by(
                 [pl.col("exit").filter(AUDIT) == "met",
@@ -387,7 +399,12 @@ class TilegenAudit(Generator, Tune, Daily):
                 "tool-free pass rate": row.get("production_tool_free_pass_rate"),
                 "tool-assisted pass rate": row.get("production_tool_assist_pass_rate"),
                 "clickable ratio": row.get("production_initial_clickable_ratio"),
-                "meets its gates": row.get("production_met")}
+                "meets its gates": row.get("production_met"),
+                # the pass rates' noise: wins of the scripted runs on this one board
+                "errors": {label: _binomial_se(row.get(f"production_{k}_wins"),
+                                               row.get(f"production_{k}_runs"))
+                           for label, k in (("tool-free pass rate", "tool_free"),
+                                            ("tool-assisted pass rate", "tool_assist"))}}
     table_rows = {"presets.toml": (("city_id", "level_id", "revision"), ("city_id", "level_id")),
                   "acceptance.toml": (("level_id",),), "cities/*.toml": (("id",),)}
 

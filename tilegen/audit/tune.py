@@ -17,7 +17,7 @@ from pathlib import Path
 
 from boardcore.errors import Diagnostic
 from boardcore.toml_patch import patch_rows, toml_value
-from pipeline.analysis.cost import Cost
+from pipeline.analysis.cost import Cost, se_quantile, se_share
 from pipeline.store import atomic
 
 from ..codes import DENSITIES
@@ -32,15 +32,27 @@ KEY = ("city_id", "level_id", "revision")
 # What a change costs the player (docs/tile-match.md, "tune"): how the returned boards play
 # for the scripted players, how much of the board opens at once, and its make-up.
 COSTS = (
-    Cost("tool-free pass rate p50", lambda r: r["tool_free_pass_rate_p50"], unit=0.05),
-    Cost("tool-assisted pass rate p50", lambda r: r["tool_assist_pass_rate_p50"], unit=0.05),
-    Cost("clickable ratio p50", lambda r: r["initial_clickable_ratio_p50"], unit=0.05),
+    Cost("tool-free pass rate p50", lambda r: r["tool_free_pass_rate_p50"], unit=0.05,
+         se=se_quantile("tool_free_pass_rate_p50")),
+    Cost("tool-assisted pass rate p50", lambda r: r["tool_assist_pass_rate_p50"], unit=0.05,
+         se=se_quantile("tool_assist_pass_rate_p50")),
+    Cost("clickable ratio p50", lambda r: r["initial_clickable_ratio_p50"], unit=0.05,
+         se=se_quantile("initial_clickable_ratio_p50")),
     Cost("element types", lambda r: r["element_count"], unit=1.0, digits=0),
     Cost("layers", lambda r: r["layers"], unit=1.0, digits=0),
 )
 
-SHOWN = (  # what else a proposal shows before -> after (not ranked)
+SHOWN = (  # what else a proposal shows before -> after (not ranked; issue 30 item 2)
     Cost("raw tool-free pass rate p50 (per attempt)", lambda r: r["raw_tool_free_pass_rate_p50"],
+         unit=0.05, se=se_quantile("raw_tool_free_pass_rate_p50")),
+    Cost("acceptance per attempt", lambda r: r["p_hat"], unit=0.05),
+    Cost("Q risk (some seed fails 50 attempts)", lambda r: r["q_risk"], unit=0.05),
+    Cost("retry rate", lambda r: r["retry_rate"], unit=0.05, se=se_share("retry_rate")),
+    Cost("pass rate p50, match-first player", lambda r: r["pass_rate_match_first_p50"],
+         unit=0.05),
+    Cost("pass rate p50, slot-building player", lambda r: r["pass_rate_slot_build_p50"],
+         unit=0.05),
+    Cost("pass rate p50, risk-averse player", lambda r: r["pass_rate_risk_averse_p50"],
          unit=0.05),
     Cost("pieces", lambda r: r["total_pieces"], unit=1.0, digits=0),
 )
