@@ -382,41 +382,6 @@ def test_the_daily_calendar_and_the_next_dates_read_at_1024_px(browser, pages, t
         assert errors == []
 
 
-# every text of every chart inside its chart's box (a label the page clips is outside it)
-CLIPPED = """() => { const out = [];
-  document.querySelectorAll('svg.chart').forEach(s => { const r = s.getBoundingClientRect();
-    if (!r.width) return;
-    s.querySelectorAll('text').forEach(t => { const q = t.getBoundingClientRect();
-      if (q.width && (q.left < r.left - 1 || q.right > r.right + 1 || q.top < r.top - 1
-                      || q.bottom > r.bottom + 1)) out.push(t.textContent); }); });
-  return out; }"""
-
-
-def test_the_daily_calendar_and_the_next_dates_read_at_1024_px(browser, pages, tmp_path):
-    """The daily page at 1024 px with every section open: a calendar cell per city and
-    date, the level said, no chart text outside its chart, points and no line across the
-    cities, the first seven dates each with a play page that exists, no console error."""
-    run = pages["tilegen daily"].parent
-    with open_page(browser, pages["tilegen daily"]) as (page, errors):
-        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-        cal = page.locator("details:has(#daily-calendar)")
-        assert cal.locator("svg.calendar rect[data-day]").count() == 6 * 40
-        assert "The dailies use level 5 (revision 1) for every city" in cal.inner_text()
-        assert page.evaluate(CLIPPED) == []
-        lines = page.locator("figure[id^='plot-line-'] polyline")
-        assert all(lines.nth(i).get_attribute("data-series").startswith("threshold")
-                   for i in range(lines.count()))
-        rows = page.locator("details:has(#daily-next) tbody tr")
-        assert rows.count() == 7
-        links = page.locator("details:has(#daily-next) tbody a", has_text="play")
-        assert links.count() == 7 * 6
-        assert all((run / links.nth(i).get_attribute("href")).is_file()
-                   for i in range(links.count()))
-        assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
-        page.screenshot(path=str(tmp_path / "daily.png"), full_page=True)
-        assert errors == []
-
-
 def test_the_calibrated_audit_predicts_players_per_row(browser, pages):
     with open_page(browser, pages["tilegen calibrated"]) as (page, errors):
         sec = page.locator("details:has(#tilegen-players)")
@@ -739,7 +704,8 @@ def test_the_tile_match_summary_says_what_fails_as_the_records_do(pages):
         drawn, met, n = g["attempts_used"].sum(), int((g["exit"] == "met").sum()), g.height
         p = met / drawn
         centre = (p + z * z / (2 * drawn)) / (1 + z * z / drawn)
-        half = z * math.sqrt(p * (1 - p) / drawn + z * z / (4 * drawn * drawn)) / (1 + z * z / drawn)
+        half = (z * math.sqrt(p * (1 - p) / drawn + z * z / (4 * drawn * drawn))
+                / (1 + z * z / drawn))
         lo = 0.0 if met == 0 else centre - half
         hi = 1.0 if met == drawn else centre + half
         accept = next(v for k, v in row.items() if k.startswith("acceptance"))

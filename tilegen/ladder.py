@@ -29,8 +29,11 @@ class Rung:
 
 
 LADDER = (
+    # density picks the layer shares (density.toml), never the piece count: that is
+    # element_count x pieces_per_element, whatever the class
     Rung(DENSITY_CLASS, "density one class lower", "density one class higher",
-         "fewer pieces on the board: more of them clickable", shown="density"),
+         "the same pieces spread by the lower class's layer shares (density.toml): fewer "
+         "on the upper layers, so fewer lie covered", shown="density"),
     Rung("layers", "one layer fewer", "one layer more", "fewer pieces buried under others"),
     Rung("element_count", "one element type fewer", "one element type more",
          "fewer kinds to hold in the slot at once"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.margin import share_interval, within_noise
+from . import tuned
 from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num
 
 
@@ -95,11 +96,14 @@ def wanted(gen, rows: list[dict], results: list[dict]) -> list[tuple[tuple, int]
 
 
 def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
-    """One paragraph per distinct sweep command of the row's lines."""
+    """One paragraph per distinct sweep command of the row's lines; none over a field the
+    latest tune of the run, or a sweep of its tables, tried on the row without making that
+    line hold (``tuned.useless``)."""
     gen, drill = doc.gen, doc.gen.drill
     if drill.sweep is None:
         return []
     lines = {ln.name: ln for ln in doc.lines}
+    shown = {m.field: m.shown for ln in doc.lines for m in ln.moves}
     words = dict(drill.field_words)
     cmds: dict[str, tuple[str, list[str]]] = {}  # command -> (its field, the lines)
     for name in names:
@@ -107,6 +111,9 @@ def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
         if got is None:
             continue
         field, grid = got
+        if tuned.useless(doc.tune, doc.key(row), field, shown.get(field, ""), name,
+                         doc.sweeps):
+            continue
         cmd = hints.audit("sweep", "--row", gen.format_key(doc.key(row)), "--vary",
                           f"{field}={grid}", "--n", row["boards"])
         cmds.setdefault(cmd, (field + (f" ({words[field]})" if field in words else ""),
@@ -171,9 +178,10 @@ def drill_down(doc, hints) -> list[Section]:
         sec.blocks.append(Para("Every hard line holds on every row."))
         return [sec]
     sec.blocks.append(Para(doc.gen.drill.intro))
-    if hasattr(doc.gen, "tune_candidates"):  # the Tune capability (the seam imports us)
-        cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
-                          doc.manifest.get("n"))
+    tune_cmd = hints.audit("tune", "--run", doc.manifest.get("run_id", "LATEST"), "--n",
+                           doc.manifest.get("n"))
+    if hasattr(doc.gen, "tune_candidates") and doc.tune is None:  # the Tune capability
+        cmd = tune_cmd
         sec.blocks.append(Para(f"`{cmd}` audits these moves with the audit's seeds, one "
                                "field at a time and then in pairs, and proposes per row the "
                                "change that holds every hard line with margin at the least "
@@ -189,21 +197,41 @@ def drill_down(doc, hints) -> list[Section]:
         head.blocks.append(Para(doc.gen.describe(row) + "."))
         head.blocks.append(Bullets([Cell(f"{n}: {_why(lines[n], row, fails, doc)}",
                                          FAIL if fails else WARN) for n in names]))
+        if fails and key not in doc.locked:  # one source of advice: the latest tune's
+            head.blocks.append(Para(f"Class: {tuned.klass(doc.tune, key, doc.locked)} — "
+                                    + tuned.advice(doc.tune, key, doc.row_label(row),
+                                                   tune_cmd, doc.locked) + "."
+                                    + (f" (tune {doc.tune.tune_id}, {doc.tune.when})"
+                                       if doc.tune else ""), strong=True))
         if key in doc.locked:  # the design fixes the row: no moves, no sweep to try
             head.blocks.append(Para(f"Locked: {doc.locked[key]}; tune never changes it, so "
                                     "no move is offered here."))
             head.blocks += _boards(doc, row, hints)
             out.append(head)
             continue
-        moves: dict = {}  # a move several lines share is one row, naming them all
+        moves: dict = {}  # field -> (its first move, the lines it moves): once per field
+        dropped: dict = {}  # field -> (who tried it, the values, the lines)
         for n in names:
             for m in lines[n].moves:
-                moves.setdefault(m, []).append(n)
+                vain = tuned.useless(doc.tune, key, m.field, m.shown, n, doc.sweeps) \
+                    if fails else None
+                if vain:
+                    dropped.setdefault(m.shown or m.field, (*vain, []))[2].append(n)
+                    continue
+                moves.setdefault(m.field, (m, []))[1].append(n)
         if moves:
-            head.blocks.append(Table(["lines", "table field", "move it", "because"],
+            head.blocks.append(Table(["lines", f"table field (in {doc.gen.table_file})",
+                                      "move it", "because"],
                                      [[Cell(", ".join(ns)), Cell(m.shown or m.field),
                                        Cell(m.way), Cell(m.why)]
-                                      for m, ns in moves.items()]))
+                                      for m, ns in moves.values()]))
+        if dropped:
+            head.blocks.append(Para(
+                "Not offered, because they were tried on this row and no value made the "
+                "line hold: " + "; ".join(
+                    f"{f} for {', '.join(ns)} ({who} tried "
+                    f"{', '.join(str(v) for v in vals)})"
+                    for f, (who, vals, ns) in dropped.items()) + "."))
         head.blocks += _sweeps(doc, row, names, hints)
         head.blocks += _boards(doc, row, hints)
         out.append(head)

@@ -26,6 +26,10 @@ class Intent:
     why: str = ""  # what causes it, e.g. "the remove-only mine rule (mine drift)"
     digits: int = 1
     asked_text: Callable[[dict], str] | None = None  # the ask in words, when not one number
+    got_text: Callable[[dict], str] | None = None  # the delivered figure in words (a %, ±)
+    # the whole cell, for a figure with no ask (the dominant reject reason and its share):
+    # ``off`` is then called with asked None
+    cell: Callable[[dict], str] | None = None
 
 
 def section(doc) -> Section | None:
@@ -39,10 +43,15 @@ def section(doc) -> Section | None:
         cells = [Cell(doc.row_label(r))]
         for i, it in enumerate(intents):
             asked, got = read(it.asked, r), read(it.got, r)
-            off = asked is not None and got is not None and bool(it.off(asked, got, r))
+            off = (asked is not None or it.cell is not None) and got is not None \
+                and bool(it.off(asked, got, r))
             counts[i] += off
-            ask = it.asked_text(r) if it.asked_text else num(asked, it.digits)
-            cells.append(Cell(f"{ask} → {num(got, it.digits)}", WARN if off else None))
+            if it.cell is not None:
+                text = it.cell(r)
+            else:
+                ask = it.asked_text(r) if it.asked_text else num(asked, it.digits)
+                text = f"{ask} → {it.got_text(r) if it.got_text else num(got, it.digits)}"
+            cells.append(Cell(text, WARN if off else None))
         rows.append(cells)
     sec.blocks.append(Bullets([
         Cell(f"{it.label}: {n} of {len(doc.rows)} row(s) {it.gap}"
