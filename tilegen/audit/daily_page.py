@@ -46,6 +46,7 @@ TONES = (
     ("unknown", "#bdbdbd", "no band known (the run has no tables)"),
 )
 COLOR = {t: c for t, c, _ in TONES}
+SHORT = {t: m.split(" (")[0] for t, _, m in TONES}  # "within noise of the floor"
 MEANING = {t: m for t, _, m in TONES}
 
 
@@ -125,11 +126,12 @@ class Date:
         return f"{num(self.rate)} ({num(lo)}–{num(hi)})"
 
     def tip(self) -> str:
+        """The cell's hover text (short: a year of six cities is 2,190 cells)."""
         what = "FAILS: " + why(self) if self.fails else "meets every gate"
         floor = "" if self.floor is None else \
-            f"; the floor {exact(self.floor)} needs {needs(self.floor, self.runs)}"
-        return (f"{self.city} {self.date} (level {self.level}:{self.revision}): tool-free "
-                f"{self.rate_text()}{floor}: {MEANING[self.tone]}; {what}")
+            f", floor {exact(self.floor)} needs {needs(self.floor, self.runs)}"
+        return (f"{self.city} {self.date}: tool-free {self.rate_text()}{floor}: "
+                f"{SHORT[self.tone]}; {what}")
 
 
 def why(d: Date) -> str:
@@ -226,9 +228,8 @@ def calendar_section(doc) -> Section:
     cities = sorted({d.city for d in days})
     figs = []
     for y, m in _months(days):
-        cells = {(d.city, int(d.date[8:])): calendar.Day(
-            COLOR[d.tone], d.tip(), d.fails,
-            (("tone", d.tone), ("wins", f"{d.wins}/{d.runs}")))
+        cells = {(d.city, int(d.date[8:])): calendar.Day(COLOR[d.tone], d.tip(), d.fails,
+                                                         (("tone", d.tone),))
             for d in days if (int(d.date[:4]), int(d.date[5:7])) == (y, m)}
         figs.append(Figure(f"calendar-{y:04d}-{m:02d}",
                            calendar.month(ns=f"cal-{y:04d}-{m:02d}", year=y, month=m,
