@@ -203,6 +203,25 @@ def test_streamed_digest_equals_the_whole_frame_digest(cuts):
     assert records.digest(RECORD, parts) == want
 
 
+@pytest.mark.parametrize("piece", [1, 5, 64, 65])
+def test_the_digest_written_in_pieces_is_the_definition(monkeypatch, piece):
+    """The digest writes a frame's CSV ``DIGEST_ROWS`` rows at a time (the client holds a
+    piece, not a batch): any piece size gives the sha256 of the whole frame's CSV, header
+    once, and of the header alone for no rows."""
+    from minegen.plan import RowPlan
+    from minegen.table_model import BoardGenRow
+
+    monkeypatch.setattr(records, "DIGEST_ROWS", piece)
+    row = BoardGenRow(2, 3, 14, 12, 0.18, 0.9, "single_subset", 1, 4, 1, 0.05,
+                      frozenset({"d"}))
+    whole = records.to_frame(RECORD, GENERATOR.block(RowPlan(2, 3, row, (), 1), 0, 64))
+    want = hashlib.sha256(whole.write_csv().encode()).hexdigest()
+    assert records.digest(RECORD, [whole.slice(0, 30), whole.slice(30, 34)]) == want
+    empty = records.empty(RECORD)
+    assert records.digest(RECORD, [empty]) == \
+        hashlib.sha256(empty.write_csv().encode()).hexdigest()
+
+
 def test_lines_judge_hard_and_advisory():
     lines = (Line("H", "x", ">=", 0.5, True, "x share"), Line("W", "y", "==", 0, False, "y"))
     frame = pl.DataFrame({"k": [1, 2, 3], "x": [0.6, 0.4, None], "y": [0, 1, 0]})
@@ -296,6 +315,22 @@ def test_modules_sharing_a_fixture_are_scheduled_whole(request):
                 using.add(Path(item.path).name)
     assert using <= grouped, sorted(using - grouped)
     assert "test_pages_browser.py" in grouped and "test_fuzz_tables.py" not in grouped
+
+
+def test_tests_sharing_a_session_fixture_of_conftest_carry_its_group(request):
+    """A session fixture of conftest.py shared across modules (SHARED_GROUPS) is built on
+    one worker only if every test that uses it is in its xdist group (conftest.py)."""
+    from conftest import SHARED_GROUPS
+
+    users: dict[str, list[str]] = {name: [] for name in SHARED_GROUPS}
+    for item in request.session.items:
+        info = getattr(item, "_fixtureinfo", None)
+        for name in SHARED_GROUPS & set(info.names_closure if info else ()):
+            groups = {m.args[0] for m in item.iter_markers("xdist_group")}
+            assert groups == {name}, (item.nodeid, groups)
+            users[name].append(item.nodeid)
+    if len(request.session.items) > 1000:  # the whole suite collected: each has its users
+        assert all(len({u.split("::")[0] for u in us}) >= 2 for us in users.values()), users
 
 
 def test_rows_collected_each_equal_rows_collected_alone_and_bad_records_still_raise(
