@@ -49,11 +49,18 @@ def place_mines(st, w, h, spawn, n_planned, cand, mine):
             m += 1
     for c in range(w * h):
         mine[c] = 0
-    for j in range(n_planned):
-        k = j + pcg_bounded(st, m - j)
-        t = cand[j]
-        cand[j] = cand[k]
-        cand[k] = t
+    _draw_mines(st, cand, m, n_planned, mine)
+
+
+@njit(cache=True, nogil=True)
+def _draw_mines(st, cand, m, k, mine):
+    """The partial Fisher-Yates of stage 2 over the first ``m`` entries of ``cand``: the
+    j-th of ``k`` draws swaps candidate j with j + bounded(m - j) and makes it a mine."""
+    for j in range(k):
+        t = j + pcg_bounded(st, m - j)
+        c = cand[j]
+        cand[j] = cand[t]
+        cand[t] = c
         mine[cand[j]] = 1
 
 
@@ -134,12 +141,7 @@ def redraw_mines(st, spawn, inset, ring, removed, cand, mine):
             cand[m] = c
             m += 1
     k = removed if removed < m else m
-    for j in range(k):
-        t = j + pcg_bounded(st, m - j)
-        c = cand[j]
-        cand[j] = cand[t]
-        cand[t] = c
-        mine[cand[j]] = 1
+    _draw_mines(st, cand, m, k, mine)
     return k
 
 
