@@ -33,16 +33,22 @@ def histories(telemetry: Path, boards: pl.DataFrame, total: int) -> dict:
     sampled rows then follow reconcile's rules (bad rows out, the run's boards only,
     duplicates once)."""
     share = min(1.0, SAMPLE_SESSIONS / max(1, total))
-    lf = read.raw(telemetry)
-    if share < 1.0:  # a fixed sample of players: the hash of the id, not a draw
-        lf = lf.filter(pl.col("player_id").hash(seed=7) % 1_000_000
-                       < int(share * 1_000_000))
-    clean = (lf.with_columns(read.reason()).filter(pl.col("reason").is_null())
-             .select(schema.parsed()).filter(pl.col("player_id").is_not_null())
-             .join(boards.lazy(), on=[*schema.KEY, "seed"], how="semi"))
-    per = (clean.unique().group_by("city_id", "player_id", "level_id")
+
+    def query(lf: pl.LazyFrame) -> pl.LazyFrame:  # keeps its columns (``read.collect``)
+        if share < 1.0:  # a fixed sample of players: the hash of the id, not a draw
+            lf = lf.filter(pl.col("player_id").hash(seed=7) % 1_000_000
+                           < int(share * 1_000_000))
+        return (lf.with_columns(read.reason()).filter(pl.col("reason").is_null())
+                .with_columns(schema.parsed()).filter(pl.col("player_id").is_not_null()))
+
+    # file by file, as the tallies read them: a line no reader takes is a bad row there,
+    # and here it is simply not a session
+    kind, found = read.files(Path(telemetry))
+    clean = pl.concat([read.collect(f, kind, query).select(schema.NAMES) for f in found])
+    per = (clean.join(boards, on=[*schema.KEY, "seed"], how="semi").unique()
+           .group_by("city_id", "player_id", "level_id")
            .agg(pl.len().alias("n"), (pl.col("result") == "win").any().alias("won"))
-           .sort("city_id", "player_id", "level_id").collect(engine="streaming"))
+           .sort("city_id", "player_id", "level_id"))
     groups: dict[str, np.ndarray] = {}
     irregular = players = 0
     for (city,), g in per.group_by("city_id", maintain_order=True):
