@@ -499,7 +499,7 @@ def test_deadlock_classes_partition_the_states_as_the_twin_defines_them():
 
     memo = KS.make_memo(100_000)
     seen = set()
-    for elem, occ, rule, lanes in column_boards(40):
+    for elem, occ, rule, lanes in column_boards(16):
         T = len(elem)
         prm = make_prm(T, max(elem) + 1, slot_rule=rule)
         rules = NS.Rules(slot_rule=rule, n_lanes=lanes)
