@@ -262,8 +262,9 @@ def page_html(board: Board) -> str:
 <span id="counts"></span></div>
 <div id="board" role="grid" style="--s:{size}px;grid-template-columns:repeat({board.width},
 var(--s))"></div>
-<p id="guess" hidden>Guess forced: no tier can prove any closed cell safe. Whatever you dig
-next is a guess.</p>
+<p id="guess" hidden>Guess forced: no tier, up to tier 4 (every mine layout of each
+frontier), can prove any closed cell safe. Whatever you dig next is a guess for every solver
+here.</p>
 {_about(data, board)}
 </section>
 <aside>{how}{_legend(data)}</aside>
