@@ -144,6 +144,11 @@ class Generator(ABC):
     # (cities), and a chart across rows draws points, never a line between them
     rows_ordered: bool = True
 
+    def verdict_notes(self, rows: list[dict]) -> list[str]:
+        """Sentences the verdict says right after PASS or FAIL, that a reader needs to read
+        it (the daily audit: the level the dailies use). Default: none."""
+        return []
+
     def label(self, key: tuple) -> str:
         """A key as people read it in reports, e.g. ``(2, 4)``."""
         return "(" + ", ".join(str(v) for v in key) + ")"

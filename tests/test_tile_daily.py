@@ -374,7 +374,8 @@ def test_the_page_says_the_level_and_plays_the_first_seven_dates(daily_run):
     md = (run / "report.md").read_text()
     (level,) = set(records["level_id"])
     (rev,) = set(records["revision"])
-    assert f"The dailies use level {level} (revision {rev}) for every city" in md
+    verdict = md.split("## Verdict", 1)[1].split("\n## ", 1)[0]  # said on the first screen
+    assert f"The dailies use level {level} (revision {rev}) for every city" in verdict
     section = md.split("## The first 7 dates", 1)[1].split("\n## ", 1)[0]
     header, _, *body = [ln for ln in section.splitlines() if ln.startswith("|")]
     assert header == "| date | " + " | ".join(CITIES) + " |"

@@ -98,6 +98,7 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
         sec.blocks.append(Para(f"FAIL: {len(doc.hard_failures)} hard-line failure(s) on "
                                f"{len(doc.failed_keys())} of {len(doc.rows)} rows.",
                                strong=True))
+    sec.blocks += [Para(t) for t in doc.gen.verdict_notes(doc.rows)]  # what the run is
     cal = doc.manifest.get("calibration")
     if cal:  # the players' predictions ride along: say from what, and how far to trust them
         sec.blocks.append(Para(_calibration_status(cal), strong=True))

@@ -146,6 +146,9 @@ class TilegenDaily(Generator, Daily):
     def daily(self) -> Generator:
         return self
 
+    def verdict_notes(self, rows: list[dict]) -> list[str]:
+        return [daily_page.levels_text(rows)]  # the level the dailies use, on the first screen
+
     def load(self, root: str | None) -> DailyCatalog:
         from ..table_loader import load_tables
 
