@@ -97,25 +97,44 @@ def test_the_scatter_estimate_ignores_a_few_abnormal_boards():
     assert 0.5 * TAU ** 2 < clean < 2 * TAU ** 2
 
 
-def test_a_figure_at_its_ceiling_is_uninformative_and_not_chosen():
-    """q_best at 1.0 on 30 of 36 rows while the players and the mean strategy fall with
-    the level: q_best is reported uninformative and the spread-out figure is chosen."""
-    rng = np.random.default_rng(3)
+def _boards(rng):
+    """36 rows of 3 boards: the strategies' mean falls with the level; q_best is 1.0 on
+    the 30 rows of levels 1-5."""
     level = np.repeat(np.arange(6), 18)
-    row = np.repeat(np.arange(36), 3)
     mean = np.clip(0.98 - 0.09 * level + rng.normal(0, 0.02, 108), 0.05, 0.99)
     best = np.where(level < 5, 1.0, np.clip(mean + 0.2, 0, 0.98))
-    boards = pl.DataFrame({"row": row, **{k: mean for k, _ in candidates.CANDIDATES}})
-    boards = boards.with_columns(pl.Series("q_best", best))
+    boards = pl.DataFrame({"row": np.repeat(np.arange(36), 3),
+                           **{k: mean for k, _ in candidates.CANDIDATES}})
+    return boards.with_columns(pl.Series("q_best", best)), mean, best
+
+
+def test_a_figure_at_its_ceiling_is_uninformative_and_loses_to_a_better_one():
+    """Players who fall with the level as the mean strategy does: q_best, at its ceiling
+    on 30 of 36 rows, is reported uninformative and predicts worse; the mean is chosen."""
+    rng = np.random.default_rng(3)
+    boards, mean, _ = _boards(rng)
     n = np.full(108, 400)
     wins = rng.binomial(n, stats.logistic(0.2 + 0.9 * stats.logit(mean)))
     judged = {c["key"]: c for c in candidates.judge(boards, wins, n, ["row"])}
     assert not judged["q_best"]["informative"] and judged["q_best"]["rows_at_ceiling"] == 30
     assert judged["tool_free_pass_rate"]["informative"]
     assert judged["tool_free_pass_rate"]["held_out_mae"] < judged["q_best"]["held_out_mae"]
-    assert candidates.choose(list(judged.values()))["key"] != "q_best"
-    every = [{**c, "informative": False} for c in judged.values()]  # none informative
-    assert candidates.choose(every)["informative"] is False
+    pick = candidates.choose(list(judged.values()))
+    assert pick["key"] != "q_best" and pick["informative"]
+
+
+def test_a_saturated_figure_that_predicts_best_is_kept_and_marked():
+    """Players who follow q_best (flat over levels 1-5): it predicts best, so it is
+    chosen, and it says it is uninformative; with the errors tied, the informative wins."""
+    rng = np.random.default_rng(4)
+    boards, _, best = _boards(rng)
+    n = np.full(108, 3000)
+    wins = rng.binomial(n, stats.logistic(0.3 + 0.8 * stats.logit(best)))
+    judged = candidates.judge(boards, wins, n, ["row"])
+    pick = candidates.choose(judged)
+    assert pick["key"] == "q_best" and pick["informative"] is False
+    tied = [{**c, "held_out_mae": 0.05} for c in judged]
+    assert candidates.choose(tied)["informative"] is True
 
 
 def _row(level: int, target: float, wins: int, n: int) -> dict:

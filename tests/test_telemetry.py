@@ -14,7 +14,7 @@ import pytest
 from cli_harness import run_cli
 
 from tilegen.table_loader import load_tables
-from tilegen.telemetry import read, stats, synth
+from tilegen.telemetry import candidates, read, stats, synth
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD = dict(city_id="beijing", level_id="1", revision="1", seed="14323768753098000001",
@@ -94,12 +94,25 @@ def run(tmp_path_factory, cluster):
     return out
 
 
+# The flat model's players win at the planted rate logistic(0.3 + 0.8 logit(q_best)), and
+# use tools at random whatever the board. Without revives (revive_rate 0) and with the
+# tool columns zeroed here, every win is tool-free: the players' pass rate reconcile
+# calibrates (decision 250) is then exactly the planted mapping.
+FLAT = synth.Model(revive_rate=0.0)
+
+
+def flat_sessions(boards: pl.DataFrame, per_board: int, days: int, seed: int):
+    frame, info = synth.sessions(boards, per_board, days, FLAT, seed)
+    return frame.with_columns(pl.lit(0, pl.Int64).alias(c) for c in (
+        "undo_uses", "remove_uses", "shuffle_uses")), info
+
+
 @pytest.mark.cluster
 def test_reconcile_flags_exactly_the_planted_boards_and_recovers_the_mapping(run, tmp_path):
     boards = synth.boards(load_tables(), 6)  # boards -1 .. 4: all in the run
     found = planted = false = false_rows = 0
     for seed in (1, 2, 3):
-        frame, info = synth.sessions(boards, 300, 30, synth.Model(), seed)
+        frame, info = flat_sessions(boards, 300, 30, seed)
         (tmp_path / str(seed)).mkdir()  # synth.write writes into a folder that exists
         data, _ = synth.write(tmp_path / str(seed), frame, info)
         p = cli("reconcile", "--run", "LATEST", "--out", run, "--telemetry", data)
@@ -113,14 +126,22 @@ def test_reconcile_flags_exactly_the_planted_boards_and_recovers_the_mapping(run
         off = {(r["city_id"], r["level_id"]) for r in doc["rows"] if r.get("outside")}
         false_rows += len(off - {k[:2] for k in want})
         c = doc["calibration"]
+        # the planted players follow q_best, at its ceiling on most rows: it predicts best
+        # and is chosen, and the page says it cannot tell those rows apart (decision 251)
+        assert c["column"] == "q_best" and not c["informative"], c
         # the fitted mapping against the planted one, over the boards' own bot figures
         q = boards["q_best"].to_numpy()
-        gap = abs(stats.predict((c["a"], c["b"]), q) - synth.true_rate(q, synth.Model()))
+        gap = abs(stats.predict((c["a"], c["b"]), q) - synth.true_rate(q, FLAT))
         assert c["monotone"] and gap.max() < 0.02, (c, gap.max())
         assert c["held_out_mae"] < 0.03, c
-        assert doc["sessions"] == frame.height and doc["unmatched_seeds"] == 0
+        # without their tool columns two sessions may be equal in every column: an exact
+        # duplicate, counted once
+        distinct = frame.unique().height
+        assert doc["sessions"] == distinct and doc["unmatched_seeds"] == 0
+        assert doc["duplicates"]["extra_copies"] == frame.height - distinct
         page = (max((run / "tilegen" / "reconcile").iterdir()) / "report.html").read_text()
         assert "SYNTHETIC telemetry" in page and all(str(s) in page for *_, s in want)
+        assert "UNINFORMATIVE calibration" in page
     assert "Telemetry reconciliations" in (run / "index.html").read_text()
     assert found == planted == 12
     assert false <= 1  # at a false-discovery rate of 5 %, over 648 tested boards
@@ -181,7 +202,7 @@ def test_the_audit_predicts_players_from_a_calibration(run, tmp_path, cluster):
     from the records, against the report's Polars), and its 95 % interval holds the
     planted players' rate on nearly every row."""
     boards = synth.boards(load_tables(), 6)
-    frame, info = synth.sessions(boards, 300, 30, synth.Model(), 2)
+    frame, info = flat_sessions(boards, 300, 30, 2)
     (tmp_path / "s").mkdir()
     data, _ = synth.write(tmp_path / "s", frame, info)
     assert cli("reconcile", "--out", run, "--telemetry", data).returncode == 1
@@ -198,16 +219,22 @@ def test_the_audit_predicts_players_from_a_calibration(run, tmp_path, cluster):
     rows = pl.read_parquet(folder / "aggregates.parquet").sort("city_id", "level_id")
     prod = (pl.read_parquet(folder / "records.parquet").filter(pl.col("seed_index") == -1)
             .sort("city_id", "level_id"))
-    q = prod.select(pl.max_horizontal("pass_rate_match_first", "pass_rate_slot_build",
-                                      "pass_rate_risk_averse")).to_series().to_numpy()
-    pred, lo, hi = stats.interval(cal, q)
+    x = prod.select(candidates.expr(cal["column"])).to_series().to_numpy()
+    pred, lo, hi = stats.interval(cal, x)
     for col, want in (("players_predicted", pred), ("players_lo", lo), ("players_hi", hi)):
         assert abs(rows[col].to_numpy() - want).max() < 1e-12, col
-    true = synth.true_rate(q, synth.Model())
+    true = synth.true_rate(prod.select(candidates.expr("q_best")).to_series().to_numpy(),
+                           FLAT)
     assert ((lo <= true) & (true <= hi)).mean() >= 0.9
     page = (folder / "report.md").read_text()
     assert "## Players: predicted pass rate per row" in page
     assert "SYNTHETIC calibration" in page
+    # the verdict names the calibration and its status (decision 255)
+    assert manifest["calibration"]["informative"] is cal["informative"]
+    verdict = page.split("## ")[1]
+    assert "A players' calibration is attached" in verdict and "SYNTHETIC" in verdict
+    if not cal["informative"]:
+        assert "UNINFORMATIVE calibration" in page and "not judged" in page
     plain = (max((run / "tilegen" / "metric_v1").glob("2*")) / "report.md").read_text()
     assert "Players: predicted" not in plain
 

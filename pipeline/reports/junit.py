@@ -118,8 +118,8 @@ def reconcile_cases(doc: dict) -> list[Case]:
     for r in doc.get("rows", []):
         key = f"{r['city_id']}:{r['level_id']}:{r['revision']}"
         cls = f"tilegen-reconcile.{key}"
-        seen = f"players {_fmt(r.get('observed'))} (95 %: {_fmt(r.get('lo'))}–" \
-               f"{_fmt(r.get('hi'))}, {r.get('played')} played sessions)"
+        seen = f"players' pass rate {_fmt(r.get('observed'))} (95 %: {_fmt(r.get('lo'))}–" \
+               f"{_fmt(r.get('hi'))}, {r.get('pass_n')} sessions)"
         if "predicted" not in r:
             cases.append(Case(cls, "players match the calibrated prediction",
                               skipped="no calibration covers this row's boards"))
@@ -132,21 +132,25 @@ def reconcile_cases(doc: dict) -> list[Case]:
         if r.get("target") is None:
             cases.append(Case(cls, "players meet the row's target pass rate",
                               skipped="the row has no target"))
-        elif "proposal" in r:
+        elif r.get("off_target"):
+            said = (f"proposed {r['proposal']}" if "proposal" in r else
+                    f"proposal {r['proposal_withheld']['value']} withheld: "
+                    f"{r['proposal_withheld']['why']}")
             cases.append(Case(cls, "players meet the row's target pass rate",
                               failure=f"{key}: {seen}; target_pass_rate {r['target']} lies "
-                                      f"outside; proposed {r['proposal']}"))
+                                      f"outside by more than the margin; {said}"))
         else:
             cases.append(Case(cls, "players meet the row's target pass rate"))
     for s in doc.get("seeds", []):
         k = (s["city_id"], s["level_id"], s["revision"], str(s["seed"]))
         cls = f"tilegen-reconcile.{k[0]}:{k[1]}:{k[2]}"
         name = f"seed {k[3]} plays as predicted"
-        if k in abnormal and s.get("played"):
+        if k in abnormal and s.get("pass_n"):
             a = abnormal[k]
             cases.append(Case(cls, name, failure=(
-                f"abnormal seed {k[3]}: players {a['wins'] / a['played']:.3f} of "
-                f"{a['played']}, predicted {_fmt(a.get('predicted'))} (p = "
+                f"abnormal seed {k[3]}: players' pass rate "
+                f"{a['pass_wins'] / a['pass_n']:.3f} of {a['pass_n']}, predicted "
+                f"{_fmt(a.get('predicted'))} (p = "
                 f"{a.get('p_value', float('nan')):.1e})")))
         else:
             cases.append(Case(cls, name))

@@ -110,7 +110,8 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
                                                       wins[keep], n[keep]),
                  "predicts": "the players' tool-free pass rate, first attempts"
                              if first else "the players' tool-free pass rate, all sessions",
-                 "candidates": judged, **res["uncertainty"]}
+                 "candidates": [{k: v for k, v in c.items() if k != "errors"}
+                                for c in judged], **res["uncertainty"]}
         tested = tested.with_columns(pl.Series("predicted", res["predicted"]),
                                      pl.Series("p_value", res["p"]),
                                      pl.Series("abnormal", res["abnormal"]))
@@ -261,7 +262,8 @@ def summary(doc: dict, folder: Path) -> str:
                         f"{c['rows_at_ceiling']} of {c['rows']} rows"))
     for s in doc["abnormal_seeds"]:
         lines.append(f"  abnormal seed {s['city_id']} {s['level_id']} r{s['revision']} seed "
-                     f"{s['seed']}: players {s['wins'] / s['played']:.2f} of {s['played']}, "
+                     f"{s['seed']}: players' pass rate {s['pass_wins'] / s['pass_n']:.2f} of "
+                     f"{s['pass_n']}, "
                      f"predicted {s['predicted']:.2f} (p = {s['p_value']:.1e})")
     for r in doc["rows"]:
         if "proposal" in r:

@@ -45,11 +45,11 @@ def _pct(v) -> str:
 def _figure(doc: dict) -> str:
     """What the players' pass rate is on this page (decision 250), in words."""
     if doc.get("first_attempts"):
-        return ("the players' tool-free pass rate: of each player's first attempt at a "
-                "board, the share won with no tool used and no revive (quits left out)")
-    return ("the players' tool-free pass rate: the share of played sessions won with no "
-            "tool used and no revive (the telemetry has no player ids, so every session "
-            "counts, not only first attempts)")
+        return ("of each player's first attempt at a board, the share won with no tool "
+                "used and no revive (quits left out)")
+    return ("the share of played sessions won with no tool used and no revive (the "
+            "telemetry has no player ids, so every session counts, not only first "
+            "attempts)")
 
 
 def _verdict(doc: dict) -> Section:
@@ -66,11 +66,12 @@ def _verdict(doc: dict) -> Section:
             "player.", strong=True))
     if c and not c["informative"]:
         sec.blocks.append(Para(
-            f"UNINFORMATIVE calibration: the bot figure it reads, {c['figure']}, is at its "
-            f"ceiling (or floor) on {c['rows_at_ceiling']} of {c['rows']} rows, and so is "
-            "every other figure the records hold. It cannot tell those rows apart, so no "
-            "row is judged against its prediction and the audit will not judge targets by "
-            "it; the proposals below come from the players alone.", strong=True))
+            f"UNINFORMATIVE calibration: the bot figure it reads, {c['figure']}, predicts "
+            "the players best of the figures the records hold (see Calibration), but it is "
+            f"at its ceiling (or floor) on {c['rows_at_ceiling']} of {c['rows']} rows. It "
+            "cannot tell those rows apart, so no row is judged against its prediction and "
+            "the audit will not judge targets by it; the proposals below come from the "
+            "players alone.", strong=True))
     sec.blocks.append(Para(
         f"{len(doc['abnormal_seeds'])} abnormal seed(s) (false-discovery rate "
         f"{doc['fdr']:.0%}), {len(off)} row(s) whose players miss the calibrated "
@@ -80,7 +81,8 @@ def _verdict(doc: dict) -> Section:
         + f", from {doc['sessions']} distinct sessions on {len(doc['rows'])} row(s) of the "
         f"run {doc['run']}.", strong=True))
     sec.blocks.append(Para(
-        f"Players' pass rate, the figure compared with target_pass_rate: {_figure(doc)}. "
+        f"The players' pass rate is the figure compared with target_pass_rate: "
+        f"{_figure(doc)}. "
         "The players' win rate (every win, tools and revives included) is shown beside it "
         "as its own figure and is compared with nothing. A target is off when the players' "
         f"95 % interval excludes it and the gap is larger than {100 * doc['margin']:.0f} "
@@ -127,13 +129,17 @@ def _calibration(doc: dict) -> Section:
         + f"Held-out error: on boards left out of the fit (5 folds) the prediction missed "
           f"the players by {100 * c['held_out_mae']:.1f} points on average. Boards scatter "
           f"around the mapping beyond their binomial noise by tau2 = {c['tau2']:.3f} on the "
-          "logit scale: the abnormal-seed test and every prediction interval count it."))
+          "logit scale (the mean excess over the boards kept: the prediction intervals "
+          f"count it); the abnormal-seed test counts {c.get('tau2_seeds', c['tau2']):.3f}, "
+          "the median excess over every board, which the few boards it looks for cannot "
+          "inflate."))
     sec.blocks.append(Para(
         "Every candidate figure the records hold, judged by held-out error and by how far "
         "it spreads the rows (the standard deviation of the rows' logits). A figure at its "
         "ceiling (99 % or more, or 1 % or less) on more than half the rows cannot rank "
-        "them: it is uninformative, whatever its error. The chosen one is the informative "
-        "figure with the lowest held-out error (within 0.2 points, the wider spread). The "
+        "them: it is uninformative, whatever its error. The chosen one has the lowest "
+        "held-out error (within 0.1 points of it: an informative one first, then the wider "
+        "spread); an uninformative choice is said at the top of the page. The "
         "records hold no deliberately weaker player (the weakest strategy of each board is "
         "the nearest) and no share of runs won within k clicks of the slot filling."))
     sec.blocks.append(Table(
@@ -214,7 +220,7 @@ def _seeds(doc: dict) -> Section:
     sec.blocks.append(Para(
         "Seeds whose players pass far from the calibrated prediction for that very board "
         "(an exact beta-binomial test per seed: boards scatter around the prediction by the "
-        "calibration's tau2 besides their binomial noise; Benjamini–Hochberg across the "
+        "calibration's scatter besides their binomial noise; Benjamini–Hochberg across the "
         f"{len(doc['seeds'])} tested seeds: about {100 * doc['fdr']:.0f} % of the seeds "
         "listed may be flagged by chance). Each row's command draws the board and writes a "
         "page to play it."))
@@ -257,7 +263,7 @@ def _bad(doc: dict) -> Section:
 
 def html(doc: dict, here: str | os.PathLike | None = None) -> str:
     """The page; ``here``: the folder it is written to (its links are relative to it)."""
-    from ..funnel import page as funnel_page  # the funnel and fail steps (decision 259)
+    from . import funnel_page  # the funnel and the fail steps (decisions 259, 261)
 
     flagged = doc["abnormal_seeds"] or any(r.get("outside") or r.get("off_target")
                                            for r in doc["rows"])

@@ -3,7 +3,9 @@ the audit's records hold that could stand for a player's tool-free pass rate is 
 candidate, judged by its held-out error and by the spread it shows across rows. A figure
 at its ceiling (or floor) on most rows cannot tell those rows apart, whatever its error:
 it is reported as uninformative, and reconcile then neither judges rows against its
-predictions nor lets the audit judge targets by it.
+predictions nor lets the audit judge targets by it. The figure that predicts best is kept
+even then (its error decides; informative and then the spread break near-ties): the seeds'
+test needs the best prediction, and the page says at the top that it cannot rank rows.
 
 The records hold each scripted strategy's tool-free pass rate, their mean, the best and
 the weakest (the records hold no deliberately weaker player: the weakest strategy of the
@@ -31,7 +33,7 @@ CANDIDATES = (
 )
 NAMES = dict(CANDIDATES)
 CEILING = 0.99  # a figure at or above this (or at or below 1 - this) cannot rank boards
-TIE = 0.002  # held-out errors this close are a tie: the wider spread wins
+TIE = 0.001  # held-out errors this close (a tenth of a point) are a tie whatever the noise
 
 
 def expr(key: str) -> pl.Expr:
@@ -58,11 +60,15 @@ def judge(boards: pl.DataFrame, wins: np.ndarray, n: np.ndarray,
     out = []
     for key, words in CANDIDATES:
         x = boards[key].to_numpy().astype(np.float64)
-        per_row = (boards.with_columns(pl.Series("_x", x)).group_by(row_keys)
+        # in the boards' order: the spread's sum is then the same, bit for bit, in every
+        # run (a group_by's order is not)
+        per_row = (boards.with_columns(pl.Series("_x", x))
+                   .group_by(row_keys, maintain_order=True)
                    .agg(pl.col("_x").median())["_x"].to_numpy())
         at = int(((per_row >= CEILING) | (per_row <= 1 - CEILING)).sum())
-        out.append({"key": key, "figure": words,
-                    "held_out_mae": stats.held_out_error(x, wins, n),
+        err = stats.held_out_errors(x, wins, n)
+        out.append({"key": key, "figure": words, "errors": err,
+                    "held_out_mae": float((err * n).sum() / max(n.sum(), 1)),
                     "rows": rows, "rows_at_ceiling": at,
                     "spread": float(np.std(stats.logit(per_row))) if rows else 0.0,
                     "informative": bool(rows) and at <= rows / 2})
@@ -70,10 +76,10 @@ def judge(boards: pl.DataFrame, wins: np.ndarray, n: np.ndarray,
 
 
 def choose(judged: list[dict]) -> dict:
-    """The informative candidate with the lowest held-out error (within ``TIE``, the one
-    with the widest spread); when none is informative, the lowest error, still marked
-    uninformative."""
-    pool = [c for c in judged if c["informative"]] or judged
-    best = min(c["held_out_mae"] for c in pool)
-    near = [c for c in pool if c["held_out_mae"] <= best + TIE]
-    return max(near, key=lambda c: (c["spread"], -c["held_out_mae"]))
+    """The candidate with the lowest held-out error; among those within ``TIE`` of it, an
+    informative one first, then the widest spread. An uninformative figure that predicts
+    best is kept, and marked: a figure that predicts worse would move the seeds' test off
+    the players (it flags the boards it mispredicts) and rank rows by its own error."""
+    best = min(c["held_out_mae"] for c in judged)
+    pool = [c for c in judged if c["held_out_mae"] <= best + TIE]
+    return max(pool, key=lambda c: (c["informative"], c["spread"], -c["held_out_mae"]))

@@ -125,8 +125,9 @@ def test_boards(x, wins, n, fdr: float) -> dict:
     """Flag the boards whose players pass unlike the calibration predicts for their bot
     figure ``x``: fit, flag (Benjamini-Hochberg at ``fdr``), fit again without the flagged
     boards, estimate the scatter on every board from that fit, and flag again. Returns the
-    mapping (a, b), its uncertainty (``stats.uncertainty``, with this ``tau2``), the
-    prediction, the variance each board's test allows, the p-values and the flags."""
+    mapping (a, b), its uncertainty (``stats.uncertainty`` on the kept boards, plus
+    ``tau2_seeds``: the robust scatter the test used), the prediction, the variance each
+    board's test allows, the p-values and the flags."""
     x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
     ab = stats.fit(x, wins, n)
     eta = ab[0] + ab[1] * stats.logit(x)
@@ -137,8 +138,11 @@ def test_boards(x, wins, n, fdr: float) -> dict:
         ab = stats.fit(x[keep], wins[keep], n[keep])
     eta = ab[0] + ab[1] * stats.logit(x)
     tau2 = scatter(eta, wins, n)  # all boards: the median does not follow the flagged few
+    # the intervals keep decision 202's tau2 (the mean excess over the kept boards: every
+    # misfit of the mapping's form widens them); the seeds' test takes the median's, which
+    # the boards it looks for cannot inflate
     unc = stats.uncertainty(x[keep], wins[keep], n[keep], ab)
-    unc["tau2"] = tau2
+    unc["tau2_seeds"] = tau2
     l = stats.logit(x)
     (c00, c01), (_, c11) = unc["cov"]
     var = tau2 + np.maximum(c00 + 2 * c01 * l + c11 * l * l, 0.0)  # scatter + the fit's own

@@ -102,9 +102,9 @@ def predict(ab: tuple[float, float], x) -> np.ndarray:
     return logistic(a + b * logit(x))
 
 
-def held_out_error(x, wins, n, folds: int = 5) -> float:
-    """Mean absolute error of the predicted pass rate on boards left out of the fit
-    (boards dealt to ``folds`` folds in order: deterministic), weighted by sessions."""
+def held_out_errors(x, wins, n, folds: int = 5) -> np.ndarray:
+    """Per board, the absolute error of its predicted pass rate when it was left out of
+    the fit (boards dealt to ``folds`` folds in order: deterministic)."""
     x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
     fold = np.arange(len(x)) % folds
     err = np.zeros(len(x))
@@ -114,7 +114,14 @@ def held_out_error(x, wins, n, folds: int = 5) -> float:
             continue
         ab = fit(x[~test], wins[~test], n[~test])
         err[test] = np.abs(predict(ab, x[test]) - wins[test] / np.maximum(n[test], 1))
-    return float((err * n).sum() / max(n.sum(), 1))
+    return err
+
+
+def held_out_error(x, wins, n, folds: int = 5) -> float:
+    """Mean absolute error of the predicted pass rate on boards left out of the fit
+    (``held_out_errors``), weighted by sessions."""
+    n = np.asarray(n, dtype=np.float64)
+    return float((held_out_errors(x, wins, n, folds) * n).sum() / max(n.sum(), 1))
 
 
 def bh(p: np.ndarray, q: float) -> np.ndarray:
