@@ -8,8 +8,9 @@ import numpy as np
 import polars as pl
 import pytest
 
+from tilegen.audit import funnel_page as page
 from tilegen.audit import reconcile
-from tilegen.funnel import fit, model, page, progress
+from tilegen.funnel import fit, model, progress, simulate
 from tilegen.table_loader import load_tables
 from tilegen.telemetry import players, synth, tally
 
@@ -40,11 +41,11 @@ def test_the_funnel_only_narrows_and_adds_up(seed):
 def test_the_model_matches_its_own_simulation():
     prm = model.Params(skill_sd=1.2, persistence=0.7, boredom=0.05)
     lam = model.logit(CURVE)
-    rec = model.simulate(lam, prm, 40_000, 5)
+    rec = simulate.progression(lam, prm, 40_000, 5)
     obs, pred = fit.observed(rec), model.predict(lam, prm)
     assert np.abs(obs["reach"] - pred["reach"]).max() < 0.01
     assert np.abs(obs["pass_rate"] - pred["pass_rate"]).max() < 0.01
-    assert (model.simulate(lam, prm, 500, 5) == model.simulate(lam, prm, 500, 5)).all()
+    assert (simulate.progression(lam, prm, 500, 5) == simulate.progression(lam, prm, 500, 5)).all()
 
 
 def test_the_fit_recovers_known_parameters():
@@ -52,7 +53,7 @@ def test_the_fit_recovers_known_parameters():
     within the stated tolerance (skill spread 0.15, persistence 0.02, boredom 0.01), and
     the held-out error of the share reaching a level is under 2 points."""
     truth = model.Params(skill_sd=1.0, persistence=0.75, boredom=0.05)
-    groups = {f"c{i}": model.simulate(model.logit(CURVE - 0.03 * i), truth, 4000, 20 + i)
+    groups = {f"c{i}": simulate.progression(model.logit(CURVE - 0.03 * i), truth, 4000, 20 + i)
               for i in range(3)}
     f = fit.fit(groups)
     got = f["params"]

@@ -301,9 +301,12 @@ class TilegenAudit(Generator, Tune, Daily):
                          f"{self.label(plan.key)}, {which}")
 
     def progression_page(self, baseline, proposed, tune_id: str) -> str:
-        from ..funnel.runs import tune_page
+        from ..funnel.model import Params
+        from ..funnel.runs import SOURCE, shipped_rates
+        from .funnel_page import tune_html
 
-        return tune_page(baseline, proposed, tune_id)
+        return tune_html(shipped_rates(baseline), shipped_rates(proposed), Params(), SOURCE,
+                         tune_id)
 
     def play_page(self, plan, index: int) -> str:
         """Board ``index`` of the row as a page where a designer plays it

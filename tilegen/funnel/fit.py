@@ -5,8 +5,8 @@ the held-out error of the share of players reaching each level. Numpy only.
 
 A progression is int[players, levels] per city: the attempts a player made at each level
 (0: never reached it); a negative count is a level the player left after failing it (the
-last level they played). ``progress.records`` reads these from telemetry;
-``model.simulate`` makes them for a known truth.
+last level they played). ``progress.histories`` reads these from telemetry;
+``simulate.progression`` makes them for a known truth.
 
 A player's likelihood, given skill s (p_L = logistic(lam[L] + s), pi persistence, beta
 boredom): a passed level after a attempts ((1 - p) pi)^(a - 1) p, then 1 - beta to go on

@@ -16,7 +16,8 @@ So a player of skill s who reaches L passes it with P = p / (1 - (1 - p) persist
 after 1 / (1 - (1 - p) persistence) attempts on average, and reaches L + 1 with
 P (1 - boredom). The population's figures integrate over s by Gauss-Hermite quadrature
 (``NODES`` nodes), so they are exact up to that rule, and the skill of those who reach a
-level is the skill of survivors (good players go further).
+level is the skill of survivors (good players go further). ``simulate`` draws players
+from the same model, for the fit's known truth.
 
 Assumptions: attempts of one level are alike (no learning between attempts); a player's
 skill is one number for the city; every player starts at level 1; the telemetry the model
@@ -115,28 +116,3 @@ def lam_from_pass_rates(rates, prm: Params) -> np.ndarray:
         reach = reach * p / (1 - (1 - p) * prm.persistence) * (1 - prm.boredom)
     return lam
 
-
-def simulate(lam, prm: Params, players: int, seed: int) -> np.ndarray:
-    """int[players, levels]: attempts each simulated player made at each level (0: never
-    reached it), with the sign of the last level's count telling how it ended: a negative
-    count is a level left after failing. For tests and the held-out checks' known truth;
-    numpy's PCG64 from ``seed``."""
-    rng = np.random.default_rng(seed)
-    s = rng.normal(0, prm.skill_sd, players)
-    out = np.zeros((players, len(lam)), dtype=np.int64)
-    alive = np.ones(players, dtype=bool)
-    for i, lv in enumerate(lam):
-        p = logistic(lv + s)
-        tries = np.zeros(players, dtype=np.int64)
-        trying = alive.copy()
-        passed = np.zeros(players, dtype=bool)
-        while trying.any():
-            tries[trying] += 1
-            win = trying & (rng.random(players) < p)
-            passed |= win
-            trying &= ~win & (rng.random(players) < prm.persistence)
-        out[:, i] = np.where(alive & ~passed, -tries, tries)
-        alive &= passed & (rng.random(players) >= prm.boredom)
-        if i == len(lam) - 1:
-            break
-    return out

@@ -1,7 +1,8 @@
-"""The funnel of an audit run's tables (decision 260): per city, each level's shipped
+"""The funnel's input from an audit run (decision 260): per city, each level's shipped
 board (the production board of the level's latest revision) and its scripted tool-free
-pass rate, the rate the funnel page takes for the median player's pass rate per attempt
-(orchestration: reads the run's records; the model is ``model``)."""
+pass rate, the rate the tune's funnel page takes for the median player's pass rate per
+attempt (reads the run's records; the model is ``model``, the page
+``tilegen.audit.funnel_page``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 
 import polars as pl
 
-from . import model, page
 
 SOURCE = ("Each level's pass rate per attempt is taken as the median player's: the shipped "
           "board's scripted tool-free pass rate (`tool_free_pass_rate`, the three "
@@ -38,9 +38,3 @@ def shipped_rates(run: Path) -> dict[str, dict]:
                               zip(g["level_id"], g["revision"])]}
     return out
 
-
-def tune_page(baseline: Path, proposed: Path, tune_id: str,
-              prm: model.Params = model.Params()) -> str:
-    """funnel.html of a tune: the current tables' funnel beside the proposal's."""
-    return page.tune_html(shipped_rates(baseline), shipped_rates(proposed), prm, SOURCE,
-                          tune_id)

@@ -1,7 +1,8 @@
-"""The funnel's pages (decisions 258-260): ``tune_html``, the funnel of the current tables
+"""The funnel's pages (decisions 258-261): ``tune_html``, the funnel of the current tables
 and of a tune's proposed tables side by side (``funnel.html`` in the tune's folder, linked
 from tune.html), and ``reconcile_sections``, the funnel fitted to telemetry's players and
-the fail-step distribution on the reconcile page. Pure: figures in, document out.
+the fail-step distribution on the reconcile page. Pure: figures in, document out (the
+model is ``tilegen.funnel``; this side of the package may use the report toolkit).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from pipeline.reports import render, svg
 from pipeline.reports.document import BETTER, FAIL, Cell, Figure, Figures, Para, Section, Table
 
-from . import model
+from ..funnel import model
 
 NOW, THEN = "#3b6fb6", "#d9822b"
 CITATION = ("in the spirit of Roohi et al., \"Predicting Game Difficulty and Engagement "
