@@ -829,14 +829,12 @@ def test_a_finished_tune_rewrites_its_runs_report_with_one_source_of_advice(page
             line = next(ln for ln in gen.lines if ln.name == name)
             for m in line.moves:
                 alone = [c for c in r["tried"] if c["status"] == "ok" and len(c["change"]) == 1
-                         and next(iter(c["change"])) in knob[m.field]]
-                swept = [s for s in sweeps if tuple(s["inputs"]["resolved_row"]) == key
-                         and s["inputs"]["field"] in knob[m.field]
-                         and any(v["status"] == "ok" for v in s["values"])]
-                vain = (alone and not any(c["lines"].get(name, {}).get("passed")
-                                          for c in alone)) or any(
-                    not any(v["lines"].get(name, {}).get("passed") for v in s["values"]
-                            if v["status"] == "ok") for s in swept)
+                         and next(iter(c["change"])) in knob[m.field] and name in c["lines"]]
+                swept = [[v for v in s["values"] if v["status"] == "ok" and name in v["lines"]]
+                         for s in sweeps if tuple(s["inputs"]["resolved_row"]) == key
+                         and s["inputs"]["field"] in knob[m.field]]
+                vain = (alone and not any(c["lines"][name]["passed"] for c in alone)) or any(
+                    vs and not any(v["lines"][name]["passed"] for v in vs) for vs in swept)
                 if not vain:
                     continue
                 checked += 1

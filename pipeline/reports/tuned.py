@@ -102,7 +102,8 @@ class SweepView:
     sweep_id: str
     key: tuple
     field: str
-    values: tuple  # ((value, frozenset of the lines that held there), ...)
+    # ((value, the lines that held there, the lines judged there), ...)
+    values: tuple
 
     @classmethod
     def of(cls, doc: dict) -> SweepView:
@@ -111,7 +112,8 @@ class SweepView:
                    tuple(inputs.get("resolved_row") or inputs["row"]),
                    inputs["field"],
                    tuple((v["value"], frozenset(n for n, x in v.get("lines", {}).items()
-                                                if x.get("passed")))
+                                                if x.get("passed")),
+                          frozenset(v.get("lines", {})))
                          for v in doc.get("values", []) if v.get("status") == "ok"))
 
 
@@ -123,12 +125,15 @@ def useless(view: TuneView | None, key: tuple, knob: str, shown: str, line: str,
     knobs = (knob, *shown.replace(" and ", " ").split())
     r = view.rows.get(key) if view else None
     if r is not None:
+        # the candidates that judged the line (a line they do not report is no evidence)
         tried = [c for c in r.get("tried", []) if c.get("status") == "ok"
-                 and len(c.get("change", {})) == 1 and next(iter(c["change"])) in knobs]
-        if tried and not any(c.get("lines", {}).get(line, {}).get("passed") for c in tried):
+                 and len(c.get("change", {})) == 1 and next(iter(c["change"])) in knobs
+                 and line in c.get("lines", {})]
+        if tried and not any(c["lines"][line].get("passed") for c in tried):
             return "tune", [c["value"] for c in tried]
     for sw in sweeps:
-        if sw.key == key and sw.field in knobs and sw.values \
-                and not any(line in held for _, held in sw.values):
-            return f"sweep {sw.sweep_id}", [v for v, _ in sw.values]
+        judged = [(v, held) for v, held, seen in sw.values if line in seen]
+        if sw.key == key and sw.field in knobs and judged \
+                and not any(line in held for _, held in judged):
+            return f"sweep {sw.sweep_id}", [v for v, _ in judged]
     return None
