@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 
 from .errors import InputError, TableError
 
@@ -74,11 +75,18 @@ def interruptible(prog: str):
     return wrap
 
 
+# What a waiting main thread calls between its short waits (``aside``'s joins): a signal
+# handler that only records its signal (pipeline.engine.interrupts) registers its check
+# here while it is installed, and the check raises there. Empty: waiting checks nothing.
+WAIT_CHECKS: list[Callable[[], None]] = []
+
+
 def aside(fn, *args, name: str = "aside", **kwargs):
     """``fn(*args, **kwargs)`` on a daemon thread of its own while this (the main) thread
     waits in short joins: a signal's handler runs on the main thread only, and would wait
-    for a kernel or a Polars query to return; waiting here it runs at once. What ``fn``
-    raises is raised here. An interrupted call is left to end with the process."""
+    for a kernel or a Polars query to return; waiting here it runs at once, and between
+    joins every ``WAIT_CHECKS`` entry is called (what it raises is raised here). What
+    ``fn`` raises is raised here. An interrupted call is left to end with the process."""
     import threading
 
     got: dict = {}
@@ -92,6 +100,8 @@ def aside(fn, *args, name: str = "aside", **kwargs):
     worker = threading.Thread(target=body, name=name, daemon=True)
     worker.start()
     while worker.is_alive():
+        for check in list(WAIT_CHECKS):
+            check()
         worker.join(0.05)
     if "error" in got:
         raise got["error"]

@@ -1,6 +1,7 @@
 """Interrupting an audit (SIGINT, SIGTERM) as a terminal or a scheduler does: exit 128 +
 the signal with our own lines only, no process of the audit left, the finished rows kept,
-and a resume equal to a clean run (one clean run shared by both signals)."""
+and a resume equal to a clean run (one clean run shared by both signals); and the handler
+that records a signal for the run's wait points to raise."""
 
 from __future__ import annotations
 
@@ -17,6 +18,70 @@ from cli_harness import run_cli
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions
 from test_operations import SCALING, group_gone
+
+
+# ------------------------------------------------ the handler records, wait points raise
+
+def test_a_signal_inside_a_callback_that_swallows_exceptions_still_stops_the_run():
+    """The race once seen in a tilegen resume test: the signal lands while a garbage
+    collector callback runs (distributed installs one). An exception raised there is
+    swallowed, so a handler that raised lost the signal and the run completed. Recorded,
+    it stops the block; the callback itself runs to its end."""
+    import gc
+
+    from pipeline.engine.interrupts import interruptible
+    from pipeline.errors import Interrupted
+
+    ran = []
+
+    def callback(phase, info):
+        if phase == "start" and not ran:
+            ran.append("start")
+            os.kill(os.getpid(), signal.SIGTERM)  # Python runs the handler at the next
+            ran.append("end")  # call in this frame: inside the callback
+
+    gc.callbacks.append(callback)
+    try:
+        with pytest.raises(Interrupted) as e:
+            with interruptible():
+                gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    assert e.value.signum == signal.SIGTERM and ran == ["start", "end"]
+
+
+def test_a_wait_point_raises_the_first_signal_once():
+    """The first signal is raised by the next wait point (here ``aside``'s joins, while
+    the work it waits for still runs), a second one is ignored, and the clean-up's wait
+    points after it go on; an error that follows a signal reports the signal."""
+    import threading
+
+    from boardcore.cli import aside
+    from pipeline.engine.interrupts import check, interruptible
+    from pipeline.errors import Interrupted, RunError
+
+    release, reached = threading.Event(), []
+    with pytest.raises(Interrupted) as e:
+        with interruptible():
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            try:
+                aside(release.wait, 60)
+                reached.append("after the wait")
+            finally:
+                release.set()
+    assert e.value.signum == signal.SIGINT and reached == []
+    with interruptible():
+        os.kill(os.getpid(), signal.SIGTERM)
+        with pytest.raises(Interrupted):
+            check()
+        check()
+        assert aside(sum, [1, 2]) == 3  # the clean-up waits without a second Interrupted
+    with pytest.raises(Interrupted) as e:
+        with interruptible():
+            os.kill(os.getpid(), signal.SIGTERM)
+            raise RunError("the graph did not complete")
+    assert e.value.signum == signal.SIGTERM
 
 
 @pytest.fixture(scope="module")

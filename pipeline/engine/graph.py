@@ -24,6 +24,7 @@ from boardcore.errors import DefectError
 from ..analysis.records import RecordsError
 from ..errors import OutputError, RunError, describe_os_error
 from ..generator import board_span
+from . import interrupts
 from .tasks import run_block_where
 
 TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, so safe)
@@ -102,16 +103,22 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
                                  key=b.key(gen.name), pure=False, retries=TASK_RETRIES): b
                    for b in todo}
         no_worker_since = None
+        quiet_since = time.monotonic()
         while pending:
+            interrupts.check()  # a wait point: waits in slices, a signal raises here
             try:
-                done = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED").done
+                done = wait(list(pending), timeout=interrupts.SLICE_S,
+                            return_when="FIRST_COMPLETED").done
             except TimeoutError:
                 done = set()
             if not done:
-                no_worker_since = _check_health(client, no_worker_since, worker_timeout,
-                                                len(left) - len(parts))
+                if time.monotonic() - quiet_since >= POLL_S:
+                    no_worker_since = _check_health(client, no_worker_since, worker_timeout,
+                                                    len(left) - len(parts))
+                    quiet_since = time.monotonic()
                 continue
             no_worker_since = None
+            quiet_since = time.monotonic()
             for fut in done:
                 try:  # done, but its worker may die before the result is fetched: the
                     frame, where = fut.result(timeout=POLL_S)  # task then runs again

@@ -1,7 +1,19 @@
-"""SIGINT and SIGTERM during a run: raise ``Interrupted`` once, in the main thread, then
-ignore further signals until the run has cleaned up (cancelled its tasks, closed its
-cluster, kept its finished rows), so a second Ctrl-C never leaves a half-closed cluster
-or a traceback behind."""
+"""SIGINT and SIGTERM during a run: the handler only records the signal, and the run's wait
+points (``check``) raise ``Interrupted`` for it, once, in the thread that waits there.
+Further signals are ignored until the run has cleaned up (cancelled its tasks, closed its
+cluster, kept its finished rows), so a second Ctrl-C never leaves a half-closed cluster or
+a traceback behind.
+
+Why not raise in the handler: Python runs a handler wherever the main thread happens to
+be, and some places swallow whatever is raised there (a ``gc`` callback such as
+distributed's, a ``__del__``, a weakref callback): the signal was then lost and the run
+completed. A recorded signal cannot be lost: the next wait point raises it, and leaving
+the ``interruptible()`` block raises it at the latest.
+
+Wait points: every place a run's main thread waits (on Dask futures, for workers, for the
+compile, on a child process, in ``boardcore.cli.aside``) waits in short slices
+(``SLICE_S``) and calls ``check`` between them.
+"""
 
 from __future__ import annotations
 
@@ -10,29 +22,75 @@ import signal
 import threading
 from collections.abc import Iterator
 
+from boardcore.cli import WAIT_CHECKS
+from boardcore.errors import InputError
+
 from ..errors import Interrupted
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SLICE_S = 0.2  # the longest a wait point waits before it checks again
+
+
+class _Recorded:
+    """The first signal of a run, and whether a wait point has raised it."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.raised = False
+
+    def handler(self, signum, frame) -> None:
+        if self.signum is None:  # a second signal must not interrupt the clean-up
+            self.signum = signum
+
+    def check(self) -> None:
+        if self.signum is not None and not self.raised:
+            self.raised = True
+            raise Interrupted(self.signum)
+
+
+_active: _Recorded | None = None  # the outermost interruptible() block's (main thread)
+
+
+def check() -> None:
+    """A wait point: raise ``Interrupted`` if a signal arrived since the run began and no
+    wait point has raised it yet. Outside an ``interruptible()`` block: nothing."""
+    if _active is not None:
+        _active.check()
+
+
+def pending() -> bool:
+    """True while a recorded signal waits for a wait point (a loop that cannot call
+    ``check`` itself, such as a thread's, may stop early on it)."""
+    return _active is not None and _active.signum is not None and not _active.raised
 
 
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
-    """Within the block, SIGINT / SIGTERM raise ``Interrupted(signum)``; on leaving it (by
-    any path) the previous handlers come back. Outside the main thread: no effect."""
-    if threading.current_thread() is not threading.main_thread():
+    """Within the block, SIGINT / SIGTERM are recorded and raised as ``Interrupted(signum)``
+    at the next wait point, or on leaving the block (a signal is never lost: one that came
+    after the last wait point still stops the run, and one that came before an error is
+    what a run that then could not complete reports; a defect stays loud). On leaving (by any path) the previous handlers come back. A
+    nested block shares the outer one's record. Outside the main thread: no effect."""
+    global _active
+    if threading.current_thread() is not threading.main_thread() or _active is not None:
         yield
         return
-    fired = []
-
-    def handler(signum, frame):
-        if fired:
-            return  # already stopping: a second signal must not interrupt the clean-up
-        fired.append(signum)
-        raise Interrupted(signum)
-
-    saved = {s: signal.signal(s, handler) for s in SIGNALS}
+    rec = _Recorded()
+    saved = {s: signal.signal(s, rec.handler) for s in SIGNALS}
+    _active = rec
+    WAIT_CHECKS.append(rec.check)
     try:
-        yield
+        try:
+            yield
+        except InputError as e:  # a run that could not complete (RunError, OutputError)
+            # after the user asked it to stop: the stop is what it reports
+            if rec.signum is not None and not rec.raised:
+                rec.raised = True
+                raise Interrupted(rec.signum) from e
+            raise
+        rec.check()
     finally:
+        WAIT_CHECKS.remove(rec.check)
+        _active = None
         for s, h in saved.items():
             signal.signal(s, h)

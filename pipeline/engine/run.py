@@ -23,6 +23,7 @@ import polars as pl
 
 from ..generator import board_span
 from ..store.shards import ShardStore
+from . import interrupts
 from .graph import Progress, run_rows
 from .session import ClusterSpec, session
 from .tasks import exhibit, warm
@@ -59,6 +60,7 @@ class Execution:
         try:
             futures = client.map(exhibit, [gen] * len(wanted), [p for p, _ in wanted],
                                  [i for _, i in wanted], pure=False)
+            _wait_all(futures)
             got = client.gather(futures, errors="skip", asynchronous=False)
         except Exception as e:  # noqa: BLE001 -- the report goes without pictures
             self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
@@ -73,6 +75,19 @@ class Execution:
         """Start closing the cluster (a side thread); the session's exit waits for it."""
         if self.session is not None:
             self.session.close_soon()
+
+
+def _wait_all(futures) -> None:
+    """Until every future is done (or erred), as a wait point (``interrupts``)."""
+    from dask.distributed import wait
+
+    while True:
+        interrupts.check()
+        try:
+            wait(futures, timeout=interrupts.SLICE_S)
+            return
+        except TimeoutError:
+            continue
 
 
 @contextlib.contextmanager
@@ -91,6 +106,7 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
             yield Execution("(not started: every row was already done)", 0, later=lambda:
                             stack.enter_context(session(spec, warm=functools.partial(
                                 warm, gen), announce=announce)))
+            interrupts.check()  # the body's work is done: a signal meanwhile stops it here
         return
 
     def done(i: int, frame: pl.DataFrame) -> None:
@@ -110,6 +126,9 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
                                worker_timeout=s.timeout, ran_on=ran_on)
             yield Execution(s.description, len(ran_on), {**s.timings, **timings},
                             session=s)
+            # the body's work is done (a job's finishing pass, before the caller keeps it):
+            # a signal meanwhile stops the run here, not after its folder is in place
+            interrupts.check()
     finally:
         if compiling is not None:
             compiling.stop()
@@ -162,7 +181,9 @@ class CompileOnce:
             self._finish(self._spawn(gen.warm))
 
     def wait(self) -> None:
-        self._thread.join()
+        while self._thread.is_alive():  # a wait point (``interrupts``)
+            interrupts.check()
+            self._thread.join(interrupts.SLICE_S)
         if self.failed and self.announce is not None:  # not fatal: workers compile
             self.announce("compiling once failed; each worker compiles instead: "
                           + self.failed[-1])

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..errors import RunError
+from . import interrupts
 
 CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
 # How long a run waits for its first worker (and, mid-run, for any worker at all) before
@@ -325,6 +326,21 @@ def quiet_distributed() -> contextlib.ExitStack:
     return stack
 
 
+def _wait_for_a_worker(client, timeout: float) -> None:
+    """``client.wait_for_workers(1, timeout)`` as a wait point (``interrupts``): in slices,
+    a recorded signal raised between them. TimeoutError when none joined in time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        interrupts.check()
+        left = deadline - time.monotonic()
+        try:
+            client.wait_for_workers(1, timeout=max(0.01, min(interrupts.SLICE_S, left)))
+            return
+        except TimeoutError:
+            if left <= interrupts.SLICE_S:
+                raise
+
+
 @contextlib.contextmanager
 def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             announce: Callable[[str], None] | None = None,
@@ -345,7 +361,7 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             announce(f"dashboard: {s.dashboard}")
         t1 = time.perf_counter()
         try:
-            s.client.wait_for_workers(1, timeout=spec.timeout)
+            _wait_for_a_worker(s.client, spec.timeout)
         except (TimeoutError, OSError) as e:
             jobs = s.pending_jobs()
             raise RunError(f"no worker joined {s.address} within {spec.timeout:g} s"
@@ -353,6 +369,7 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
                            ) from e
         if ready is not None:
             ready()
+        interrupts.check()
         if warm is not None:
             from .plugins import Warm
 
@@ -361,6 +378,7 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             except (OSError, TimeoutError) as e:  # a worker lost while it warmed up
                 raise RunError(f"a worker was lost while warming up ({type(e).__name__}: "
                                f"{e})") from e
+        interrupts.check()  # the warm-up waits in one piece: a signal raises after it
         s.timings.update(cluster_start=round(t1 - t0, 3),
                          warmup=round(time.perf_counter() - t1, 3))
         yield s

@@ -26,6 +26,7 @@ import polars as pl
 from ..analysis.records import digest_fields
 from ..errors import RunError
 from ..store.shards import ShardStore
+from . import interrupts
 
 # the child reads this process's import path first (a generator named module:attribute
 # may live on a path only the client has, as multiprocessing's spawn passes it on)
@@ -46,15 +47,25 @@ def regenerate(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     """The records of the boards ``wanted``, made in a child process."""
     if not wanted:
         return []
-    proc = subprocess.run([sys.executable, "-c", CODE],
-                          input=pickle.dumps((sys.path, pickle.dumps(
-                              functools.partial(_boards, gen, wanted)))),
-                          capture_output=True)
+    blob = pickle.dumps((sys.path, pickle.dumps(functools.partial(_boards, gen, wanted))))
+    with subprocess.Popen([sys.executable, "-c", CODE], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        try:
+            while True:  # a wait point (``interrupts``): the child is killed on a signal
+                interrupts.check()
+                try:  # the input goes with the first call only (a retry may not resend it)
+                    out, err = proc.communicate(blob, timeout=interrupts.SLICE_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    blob = None
+        except BaseException:
+            proc.kill()
+            raise
     if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()
+        lines = err.decode(errors="replace").strip().splitlines()
         raise RunError("the boards that check the reused rows could not be made: "
-                       + (err[-1] if err else f"exit {proc.returncode}"))
-    return pickle.loads(proc.stdout)
+                       + (lines[-1] if lines else f"exit {proc.returncode}"))
+    return pickle.loads(out)
 
 
 def reusable(gen, store: ShardStore, plans: Sequence[Any], expects: Sequence[dict],
