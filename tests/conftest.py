@@ -24,7 +24,10 @@ def _tree(root: Path) -> set[str]:
 # PER_WORKER) runs whole on one worker, so that fixture is built once; every other test is
 # scheduled on its own. The modules are found by reading their source (the controller
 # collects nothing), and tests/test_house.py holds the reading to what pytest collects.
+# Tests of several modules that share a session fixture of this file (SHARED_GROUPS: the
+# fixture's name) carry ``pytest.mark.xdist_group(<name>)``; a group runs on one worker.
 PER_WORKER = {"cluster", "browser", "node", "default_tables", "fixture_tables"}
+SHARED_GROUPS = {"clean_scaling"}
 
 
 def shared_fixture_modules(folder: Path = Path(__file__).parent) -> set[str]:
@@ -55,6 +58,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     class SharedFixturesTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if "@" in nodeid:  # xdist appends "@<group>" to a test marked xdist_group
+                return nodeid.rsplit("@", 1)[1]
             module = nodeid.split("::", 1)[0]
             return module if module.rsplit("/", 1)[-1] in grouped else nodeid
 
@@ -157,6 +162,25 @@ def node() -> str:
 
 
 # ------------------------------------------------------------- one cluster for the session
+
+SCALING = REPO / "benchmarks" / "tables" / "scaling"
+
+
+@pytest.fixture(scope="session")
+def clean_scaling(tmp_path_factory, cluster):
+    """The uninterrupted audit of benchmarks/tables/scaling (N = 256, blocks of 64) on the
+    shared cluster, made once: the run that a killed, or interrupted, then resumed audit
+    must equal (tests/test_faults.py, tests/test_interrupts.py, in the xdist group of this
+    name). Read it; never write into it."""
+    from pipeline.jobs.audit import run_audit
+    from pipeline.options import AuditOptions
+
+    return run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64,
+                                  scheduler=cluster,
+                                  out=str(tmp_path_factory.mktemp("clean-scaling"))),
+                     progress=False)
+
+
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory) -> str:

@@ -22,8 +22,6 @@ from pipeline.engine.graph import run_rows
 from pipeline.engine.session import ClusterSpec, session
 from pipeline.engine.tasks import run_block
 from minegen.audit.generator import GENERATOR
-from pipeline.jobs.audit import run_audit
-from pipeline.options import AuditOptions
 
 pytestmark = pytest.mark.cluster
 SCALING = Path(__file__).resolve().parent.parent / "benchmarks" / "tables" / "scaling"
@@ -67,7 +65,8 @@ def test_killed_worker_does_not_change_records():
     assert pl.concat([rows[i] for i in sorted(rows)]).equals(expected_records(plans, n))
 
 
-def test_killed_audit_resumes_to_the_same_report(tmp_path, cluster):
+@pytest.mark.xdist_group("clean_scaling")  # the clean run, made once (conftest.py)
+def test_killed_audit_resumes_to_the_same_report(tmp_path, cluster, clean_scaling):
     out = tmp_path / "reports"
     cmd = [sys.executable, "-m", "minegen.cli", "audit", "--tables", str(SCALING), "--n", "256",
            "--seeds-per-task", "64", "--workers", "1", "--out", str(out)]
@@ -96,9 +95,7 @@ def test_killed_audit_resumes_to_the_same_report(tmp_path, cluster):
     assert len(manifest["reused_rows"]) >= done and manifest["resumed_from"] == run_id
     assert not partial.exists()
 
-    clean = run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64,
-                                   scheduler=cluster, out=str(tmp_path / "clean")),
-                      progress=False)
+    clean = clean_scaling  # the same audit run whole (tables, N, blocks; conftest.py)
     assert pl.read_parquet(resumed / "records.parquet").equals(clean.records)
     assert manifest["records_sha256"] == clean.manifest["records_sha256"]
     assert pl.read_parquet(resumed / "aggregates.parquet").equals(

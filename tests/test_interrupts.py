@@ -1,7 +1,7 @@
 """Interrupting an audit (SIGINT, SIGTERM) as a terminal or a scheduler does: exit 128 +
 the signal with our own lines only, no process of the audit left, the finished rows kept,
-and a resume equal to a clean run (one clean run shared by both signals); and the handler
-that records a signal for the run's wait points to raise."""
+and a resume equal to a clean run (conftest's clean_scaling, shared with test_faults.py);
+and the handler that records a signal for the run's wait points to raise."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ import time
 import pytest
 from cli_harness import run_cli
 
-from pipeline.jobs.audit import run_audit
-from pipeline.options import AuditOptions
 from test_operations import SCALING, group_gone
 
 
@@ -84,15 +82,8 @@ def test_a_wait_point_raises_the_first_signal_once():
     assert e.value.signum == signal.SIGTERM
 
 
-@pytest.fixture(scope="module")
-def clean_scaling(tmp_path_factory, cluster):
-    """The uninterrupted audit both interrupt tests compare with (the shared cluster)."""
-    return run_audit(AuditOptions(tables=str(SCALING), n=256, seeds_per_task=64,
-                                  scheduler=cluster, out=str(tmp_path_factory.mktemp("clean"))),
-                     progress=False)
-
-
 @pytest.mark.cluster
+@pytest.mark.xdist_group("clean_scaling")  # the clean run, made once (conftest.py)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_rows_and_resume_equals_a_clean_run(tmp_path, sig, cluster,
                                                             clean_scaling):
