@@ -249,7 +249,7 @@ def line_charts(doc: AuditDoc) -> Section:
     labels = [doc.row_label(r) for r in doc.rows]
     shades = groups(doc) if len({r[doc.key_fields[0]] for r in doc.rows}) > 1 else []
     figures, flat = [], []
-    drawn: dict[tuple, int] = {}  # a line's values on every row -> its chart's position
+    drawn: dict[tuple, tuple] = {}  # a line's values -> (its chart's position, the line)
     for ln in doc.lines:
         if not ln.hard:
             continue
@@ -258,10 +258,10 @@ def line_charts(doc: AuditDoc) -> Section:
             continue
         same = drawn.get((tuple(obs), ln.threshold, ln.op))
         if same is not None:  # the same values against the same threshold: one chart
-            f = figures[same]
-            figures[same] = Figure(f.anchor, f.svg, f"{f.caption} Line {ln.name} ({ln.what}) "
-                                   "has the same value on every row: this chart is its "
-                                   "chart too.")
+            (at, first), f = same, figures[same[0]]
+            figures[at] = Figure(f.anchor, f.svg, f"{f.caption} Line {ln.name} ({ln.what}) "
+                                 f"has the same value as line {first} on every row: this "
+                                 "is its chart too.")
             continue
         failing = [(i, v) for i, (r, v) in enumerate(zip(doc.rows, obs))
                    if v is not None and not ln.holds(v)]
@@ -288,7 +288,7 @@ def line_charts(doc: AuditDoc) -> Section:
                            "#d62728", dash="6 3", marker="none")],
             marks=[Marks(f"fails {ln.name}", [i for i, _ in failing],
                          [v for _, v in failing], "#d62728")] if failing else [])
-        drawn[(tuple(obs), ln.threshold, ln.op)] = len(figures)
+        drawn[(tuple(obs), ln.threshold, ln.op)] = (len(figures), ln.name)
         figures.append(Figure(f"plot-line-{anchor(ln.name)}", svg,
                               f"Line {ln.name} ({ln.meaning}); applies to {ln.applies}. "
                               f"{len(failing)} row(s) fail."))
