@@ -229,6 +229,11 @@ def _below(minimum: str):
         and v < r[minimum] else None
 
 
+def _short(minimum: str):
+    """How far a value falls below the row's ``minimum`` (the ranked list's order)."""
+    return lambda r, v: (r.get(minimum) or 0.0) - (v or 0.0)
+
+
 def _q_risk(r: dict, v) -> str | None:
     return FAIL if r["not_met"] else WARN if v and v > Q_RISK else None
 
@@ -242,9 +247,11 @@ REPORT_C = (
           off=OFF_BAND) for q in (10, 50, 90)),
     Col("target gap", "target_gap"),
     *(Col("assisted p10" if q == 10 else f"p{q}", f"tool_assist_pass_rate_p{q}",
-          mark=_below("tool_assist_min")) for q in (10, 50, 90)),
+          mark=_below("tool_assist_min"), rank=_short("tool_assist_min"),
+          off="below the level's tool-assisted minimum") for q in (10, 50, 90)),
     *(Col("clickable p10" if q == 10 else f"p{q}", f"initial_clickable_ratio_p{q}",
-          mark=_below("clickable_min")) for q in (10, 50, 90)),
+          mark=_below("clickable_min"), rank=_short("clickable_min"),
+          off="below the level's clickable minimum") for q in (10, 50, 90)),
     Col("peak slot p50", "avg_peak_slot_usage_p50"), Col("stuck p50", "stuck_rate_p50"),
     Col("tool value p50", "tool_value_p50"),
     Col("doomed after 5 clicks (mean, diagnosed boards)", _pm("opening_stability"), str,
@@ -254,7 +261,8 @@ DIAGNOSTICS_D = (
     Col("N", "boards", str), Col("retry rate", "retry_rate"),
     Col("mean attempts", "mean_attempts"), Col("p90 attempts", "p90_attempts"),
     Col("max attempts", "max_attempts", str), Col("p", "p_hat"),
-    Col("Q risk", "q_risk", pct, _q_risk),
+    Col("Q risk", "q_risk", pct, _q_risk, rank=lambda r, v: (v or 0.0) - Q_RISK,
+        off=f"above {100 * Q_RISK:g} % while Q held"),
     Col("not met", "not_met", str, lambda r, v: FAIL if v else None),
     *(Col(f"exit {e}", f"exit_{e}", str) for e in ("met", "failed_gates", "failed_layout")),
 )
@@ -305,7 +313,7 @@ def diagnostics(doc) -> list[Section]:
         f"(1 - p)^{MAX_ATTEMPTS}; Q risk = 1 - (1 - (1 - "
         f"p)^{MAX_ATTEMPTS})^N, the chance that a run of N seeds sees at least one. Q risk "
         f"above {100 * Q_RISK:g} % is marked even where Q held this time."))
-    sec.blocks.append(row_table(doc.rows, DIAGNOSTICS_D, doc.row_label))
+    sec.blocks += row_blocks(doc.rows, DIAGNOSTICS_D, doc.row_label)
     rej = Section("tilegen-rejects", "Reject shares by check (of all attempts)", 3)
     rej.blocks.append(Para("; ".join(f"{c}: {CHECKS[c]}" for c in CHECKS if c != "none") + "."))
     rej.blocks.append(row_table(doc.rows, REJECTS, doc.row_label))
