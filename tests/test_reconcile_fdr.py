@@ -195,3 +195,41 @@ def test_the_players_pass_rate_counts_first_attempts(tmp_path):
         for i in order:
             totals.add(i, tally.tally_file(files[i]))
         assert totals.result()["firsts"].equals(t["firsts"])
+
+
+def test_the_page_opens_with_its_verdict_and_the_chart(tmp_path):
+    """The reconcile page of flat synthetic players (their rate follows q_best, at its
+    ceiling on most rows): the verdict comes first and says the sessions are synthetic and
+    the calibration uninformative before any count; the chart has a point with both
+    intervals for every row with a prediction; the JSON's rows carry both figures."""
+    from test_reconcile_input import make_run
+
+    from tilegen.audit.reconcile import reconcile
+    from tilegen.audit.reconcile_page import html
+    from tilegen.table_loader import load_tables
+    from tilegen.telemetry import synth
+
+    run = make_run(tmp_path / "run")
+    frame, info = synth.sessions(synth.boards(load_tables(), 3), 200, 10,
+                                 synth.Model(revive_rate=0.0), 4)
+    frame = frame.with_columns(pl.lit(0, pl.Int64).alias(c) for c in (
+        "undo_uses", "remove_uses", "shuffle_uses"))
+    (tmp_path / "s").mkdir()
+    data, _ = synth.write(tmp_path / "s", frame, info)
+    doc = reconcile(run, data)
+    c = doc["calibration"]
+    assert c["column"] == "q_best" and not c["informative"]
+    assert not any(r.get("outside") for r in doc["rows"])  # nothing judged by it
+    page = html(doc)
+    verdict = page[page.index('id="verdict"'):page.index('id="chart"')]
+    assert verdict.index("SYNTHETIC") < verdict.index("UNINFORMATIVE calibration") \
+        < verdict.index("abnormal seed(s)")
+    assert page.index('id="verdict"') < page.index('id="rows"')
+    chart = page[page.index("<svg", page.index('id="chart"')):]
+    chart = chart[:chart.index("</svg>")]
+    predicted = [r for r in doc["rows"] if "predicted" in r]
+    assert chart.count("<circle") == len(predicted) == len(doc["rows"])
+    assert chart.count('stroke-opacity="0.6"') == 2 * len(predicted)  # two interval bars
+    for r in doc["rows"]:  # one meaning per figure: the pass rate and the win rate apart
+        assert r["pass_n"] <= r["played"] and r["pass_wins"] <= r["wins"]
+        assert r["observed"] == r["pass_wins"] / r["pass_n"]
