@@ -13,7 +13,8 @@ Contracts:
   repository's Markdown links already use (``design.md#the-audit-lines``).
 - A link between two docs becomes a link between their pages; a link to any other file of
   the repository (README.md, tables/) becomes its text and the path, "in the repository"
-  (nothing outside ``<out>`` is linked).
+  (nothing outside ``<out>`` is linked). A design section code in a doc's text ("05 §16")
+  links the table of docs/tilegen.md that names the repository's section for it.
 - A page is rewritten only when its source or the set of docs changed (a digest in the
   page); each write is the atomic one (``boardcore.atomic``), inside ``<out>/docs/`` only.
 """
@@ -31,7 +32,11 @@ from pathlib import Path
 from boardcore import assets, atomic
 
 FOLDER = "docs"  # <out>/docs/: the rendered pages
-RENDERING = "1"  # bump when the page template changes: every folder's pages are redone
+RENDERING = "2"  # bump when the page template changes: every folder's pages are redone
+# the design's section codes the docs cite ("05 §15.2"), each linked to the table that maps
+# them to the repository's own sections (docs/tilegen.md)
+CODE = re.compile(r"\b05 §\d+(?:\.\d+)?(?:(?:, | – |–)§\d+(?:\.\d+)?)*")
+CODES = ("tilegen", "codes-used-in-comments")
 _DIGEST = re.compile(r'<meta name="minegen-docs" content="([0-9a-f]{64})">')
 
 CSS = """
@@ -110,20 +115,45 @@ def _relink(tok, names: set[str]) -> None:
     tok.meta["unlinked"] = repo
 
 
+def _coded(kids: list, href: str) -> list:
+    """The inline tokens with each design code of their plain text (outside links) as a
+    link to ``href``."""
+    from markdown_it.token import Token
+
+    out, depth = [], 0
+    for c in kids:
+        depth += (c.type == "link_open") - (c.type == "link_close")
+        if c.type != "text" or depth or not CODE.search(c.content):
+            out.append(c)
+            continue
+        at = 0
+        for m in CODE.finditer(c.content):
+            out += [Token("text", "", 0, content=c.content[at:m.start()]),
+                    Token("link_open", "a", 1, attrs={"href": href}),
+                    Token("text", "", 0, content=m.group(0)),
+                    Token("link_close", "a", -1)]
+            at = m.end()
+        out.append(Token("text", "", 0, content=c.content[at:]))
+    return out
+
+
 def page(name: str, text: str, names: set[str], digest: str) -> str:
     """One doc as a page: heading anchors (``slug``, numbered from -1 on repeats as GitHub
     does), links between docs relative, the other docs listed at the top."""
     md = _parser()
     tokens = md.parse(text)
     seen: dict[str, int] = {}
-    title = name
+    title, section = name, ""
+    codes = (f"#{CODES[1]}" if name == CODES[0] else f"{CODES[0]}.html#{CODES[1]}") \
+        if CODES[0] in names else None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             words = _text(tokens[i + 1])
             base = slug(words)
             n = seen.get(base, 0)
             seen[base] = n + 1
-            tok.attrSet("id", base if n == 0 else f"{base}-{n}")
+            section = base if n == 0 else f"{base}-{n}"
+            tok.attrSet("id", section)
             if tok.tag == "h1" and title == name:
                 title = words
         elif tok.type == "inline":
@@ -137,6 +167,8 @@ def page(name: str, text: str, names: set[str], digest: str) -> str:
                         close.type, close.tag, close.nesting = "text", "", 0
                         close.content = f" ({c.meta['unlinked']}, in the repository)"
                         c.nesting = 0
+            if codes and not (name == CODES[0] and section == CODES[1]):
+                tok.children = _coded(kids, codes)
     body = md.renderer.render(tokens, md.options, {})
     nav = " · ".join(f'<a href="{_html.escape(n)}.html">{_html.escape(n)}</a>'
                      for n in sorted(names))
