@@ -66,6 +66,13 @@ def pytest_xdist_make_scheduler(config, log):
     return SharedFixturesTogether(config, log)
 
 
+def pytest_configure(config) -> None:
+    """The xdist_group mark is pytest-xdist's; known without it too (``make coverage`` runs
+    with ``-p no:xdist``, and --strict-markers refuses an unknown mark)."""
+    config.addinivalue_line("markers", "xdist_group(name): the tests of one group run on "
+                            "one xdist worker (conftest.SHARED_GROUPS)")
+
+
 def pytest_sessionstart(session) -> None:
     session.config._repo_tree = _tree(REPO)
     if not hasattr(session.config, "workerinput"):  # once, in the controller
