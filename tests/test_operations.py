@@ -634,14 +634,15 @@ def test_remove_partial_says_what_it_kept_and_kill_9_leftovers_go(tmp_path):
 
 @pytest.mark.cluster
 @pytest.mark.parametrize("size", ["300k", "1m"])
-def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size):
+def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size, cluster):
     """The probe at the start passes; the disk fills under the shards or the run folder
     (Polars and Arrow say so in words of their own): exit 2, "no space left", the rows
-    already finished kept for --resume."""
+    already finished kept for --resume. The client writes all of these, so the job runs
+    on the session's cluster, through the command's main in this process."""
     out = tmp_path / "small"
     _mount_tmpfs(out, f"size={size}")
     try:
-        p = cli("audit", "--n", "256", "--workers", "2", "--out", out, timeout=120)
+        p = run_cli("minegen", "audit", "--n", "256", "--scheduler", cluster, "--out", out)
         assert p.returncode == 2, (p.stdout, p.stderr)
         assert "no space left on the device" in p.stderr and "Traceback" not in p.stderr
         assert "--resume" in p.stderr
