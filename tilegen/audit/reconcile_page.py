@@ -121,7 +121,9 @@ def _calibration(doc: dict) -> Section:
         return sec
     sec.blocks.append(Para(
         f"Predicted players' pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), "
-        f"q being {c['figure']} ({c['column']} in the records); fitted on {c['boards']} of "
+        f"q being {c['figure']}"
+        + ("" if c["column"] in c["figure"] else f" ({c['column']} in the records)")
+        + f"; fitted on {c['boards']} of "
         f"the {len(doc['seeds'])} tested boards (a board flagged abnormal is left out of the "
         f"refit), each with at least {doc['min_sessions']} sessions. "
         + ("It rises with q (monotone). " if c["monotone"] else
