@@ -110,7 +110,7 @@ def test_a_change_within_noise_is_not_a_cost_in_words():
     """``cost.beyond_noise`` and the tune page's words: a change larger than the 95 %
     interval of the difference is named, a smaller one is not (and the table says so)."""
     from pipeline.analysis.cost import beyond_noise
-    from pipeline.reports.tune_page import _cost_table, cost_words
+    from pipeline.reports.tune_figures import cost_table, cost_words
 
     assert beyond_noise(10.0, 11.0, 0.3, 0.3) is True  # 1.0 > 1.96 * 0.42
     assert beyond_noise(10.0, 10.5, 0.3, 0.3) is False
@@ -121,7 +121,7 @@ def test_a_change_within_noise_is_not_a_cost_in_words():
     noise = ({"a": 0.3, "b": 0.3}, {"a": 0.3, "b": 0.3})
     assert cost_words(doc, now, then, noise=noise) == "a +10 %"
     assert cost_words(doc, now, then) == "a +10 %, b +2 %"  # noise unknown: shown
-    table = _cost_table(doc, now, then, noise=noise)
+    table = cost_table(doc, now, then, noise=noise)
     cells = {r[0].text: [c.text for c in r] for r in table.rows}
     assert cells["a"][2] == "10.0 (9.4–10.6)" and "within noise" not in cells["a"][4]
     assert cells["b"][4].endswith("; within noise")

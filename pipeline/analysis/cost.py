@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .aggregate import read
-from .margin import wilson
+from .margin import binomial_se, wilson
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,7 @@ def se_mean(mean: str, sd: str) -> Callable[[dict], float]:
 def se_share(share: str) -> Callable[[dict], float]:
     """The standard error of a share of the row's boards, sqrt(p (1 - p) / boards), with
     p kept off 0 and 1 by half a board (a share of 0 of 256 is not known exactly)."""
-    def se(r: dict) -> float:
-        n = r["boards"]
-        p = min(max(r[share], 0.5 / n), 1 - 0.5 / n)
-        return (p * (1 - p) / n) ** 0.5
-    return se
+    return lambda r: binomial_se(r[share] * r["boards"], r["boards"])
 
 
 def se_quantile(stem: str) -> Callable[[dict], float]:

@@ -33,3 +33,13 @@ def share_interval(share: float, n: int) -> tuple[float, float]:
 def within_noise(interval: tuple[float, float], threshold: float) -> bool:
     """True when the threshold lies inside the interval: the verdict could flip."""
     return interval[0] <= threshold <= interval[1]
+
+
+def binomial_se(wins: int | None, runs: int | None) -> float | None:
+    """The standard error of a rate of ``wins`` of ``runs`` trials, sqrt(p (1 - p) / runs),
+    with p kept off 0 and 1 by half a trial (0 of 300 is not known exactly); None when
+    either is unknown."""
+    if not runs or wins is None:
+        return None
+    p = min(max(wins / runs, 0.5 / runs), 1 - 0.5 / runs)
+    return math.sqrt(p * (1 - p) / runs)

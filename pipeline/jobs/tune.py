@@ -37,6 +37,7 @@ from .. import hints
 from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, parse_rows, usable_out
 from ..reports import diff_page, tune_page
+from ..reports.svg import SVG_NS
 from ..store import atomic, runs
 from . import history, latest_tune
 from .audit import announce, check_n, run_audit
@@ -199,7 +200,7 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
             (folder / "shipped").mkdir(exist_ok=True)
             svg = gen.exhibit(plan, -1)  # inline markup; a file shown by <img> needs its
             if "xmlns=" not in svg.split(">", 1)[0]:  # namespace
-                svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+                svg = svg.replace("<svg ", f'<svg xmlns="{SVG_NS}" ', 1)
             atomic.write_text(folder / f"{stem}.svg", svg)
             page = gen.play_page(plan, -1)
             if page:

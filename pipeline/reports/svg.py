@@ -22,6 +22,8 @@ from dataclasses import dataclass
 Values = Sequence[float | int | None]
 
 WIDTH, HEIGHT = 560, 300
+# the SVG namespace: a name, not a link; a picture shown by <img> or opened alone needs it
+SVG_NS = "http://www.w3.org/2000/svg"
 ROTATE = 55  # degrees x labels turn when they do not fit side by side
 ROTATE_SIN = math.sin(math.radians(ROTATE))
 ROTATE_COS = math.cos(math.radians(ROTATE))

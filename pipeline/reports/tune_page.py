@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from . import render, tune_counts
+from . import tune_figures as F
 from ..analysis import cost
 from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
                        Table, num)
@@ -28,21 +29,6 @@ CLASSES = {
                         "(the curve across rows); it is shown, never proposed",
     "locked": "the design fixes the row; tune never changes it",
 }
-
-
-def _digits(doc: dict) -> dict[str, int]:
-    return {c["label"]: c.get("digits", 2) for c in doc.get("costs", [])}
-
-
-def _change_words(f: float | None, t: float | None, digits: int, unit: float) -> str:
-    """The change in the figure's own terms: a difference, and for a count (unit >= 1)
-    the share of the row's value it is."""
-    if f is None or t is None:
-        return "—"
-    if round(f, digits) == round(t, digits):
-        return "unchanged"
-    rel = f" ({100 * (t - f) / f:+.0f} %)" if f and unit >= 1 else ""
-    return f"{t - f:+.{digits}f}{rel}"
 
 
 def _margin(doc: dict, ch: dict) -> str:
@@ -81,84 +67,17 @@ def _edits(ch: dict) -> str:
                      for k, o, n in ch["edits"])
 
 
-def _interval(v, se, digits: int) -> str:
-    """A figure with its 95 % interval (v +/- 1.96 se), or the figure alone."""
-    if v is None or se is None:
-        return num(v, digits)
-    lo = max(0.0, v - 1.96 * se)  # every figure tune shows is a count, share or ratio
-    return f"{num(v, digits)} ({lo:.{digits}f}–{v + 1.96 * se:.{digits}f})"
-
-
-def _cost_table(doc: dict, now: dict, then: dict, asked: dict | None = None,
-                shown: tuple[dict, dict] = ({}, {}),
-                noise: tuple[dict, dict] = ({}, {})) -> Table:
-    """The ranked figures (each with what the table asks, where it says), then the other
-    figures the proposal moves beyond noise, each now and proposed with its 95 % interval
-    (``noise``: the standard errors either side); a change within noise says so."""
-    d = _digits(doc)
-    units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
-    asked = asked or {}
-    e_now, e_then = noise
-
-    def row(label, a, b, ranked):
-        digits = d.get(label, 2)
-        moved = cost.beyond_noise(a, b, e_now.get(label), e_then.get(label))
-        return [Cell(label + ("" if ranked else " (not ranked)")),
-                Cell(num(asked.get(label), digits) if label in asked else "—"),
-                Cell(_interval(a, e_now.get(label), digits)),
-                Cell(_interval(b, e_then.get(label), digits)),
-                Cell(_change_words(a, b, digits, units.get(label, 1.0))
-                     + ("; within noise" if moved is False else ""))]
-
-    rows = [row(label, now.get(label), then.get(label), True) for label in now]
-    s_now, s_then = shown
-    rows += [row(label, s_now.get(label), s_then.get(label), False) for label in s_now
-             if num(s_now.get(label), d.get(label, 2)) != num(s_then.get(label),
-                                                                d.get(label, 2))
-             and cost.beyond_noise(s_now.get(label), s_then.get(label), e_now.get(label),
-                                   e_then.get(label)) is not False]
-    return Table(["what the player gets", "the table asks", "now (95 % interval)",
-                  "proposed (95 % interval)", "change"], rows)
-
-
-def cost_words(doc: dict, now: dict, then: dict, most: int = 3,
-               noise: tuple[dict, dict] = ({}, {})) -> str:
-    """The cost in the figures' own units, largest first: "fog cells per board -31 %,
-    retry rate +0.01"; a figure whose change is within noise (``noise``: the standard
-    errors either side) is left out."""
-    d = _digits(doc)
-    units = {c["label"]: c.get("unit", 1.0) for c in doc.get("costs", [])}
-    moved = []
-    for label in now:
-        a, b = now.get(label), then.get(label)
-        if a is None or b is None or num(a, d.get(label, 2)) == num(b, d.get(label, 2)):
-            continue
-        if cost.beyond_noise(a, b, noise[0].get(label), noise[1].get(label)) is False:
-            continue
-        unit = units.get(label, 1.0)
-        size = abs(b - a) / max(abs(a), unit)
-        text = (f"{label} {100 * (b - a) / a:+.0f} %" if a and unit >= 1
-                else f"{label} {b - a:+.{d.get(label, 2)}f}")
-        moved.append((size, text))
-    moved.sort(reverse=True)
-    return ", ".join(t for _, t in moved[:most]) or "nothing beyond noise"
-
-
-def _noise(row: dict, other: dict) -> tuple[dict, dict]:
-    """The standard errors of a row's figures now and of a candidate's (tune.json keeps
-    them as ``errors``; a tune written before them has none: every change is shown)."""
-    return row.get("errors") or {}, other.get("errors") or {}
-
-
-def _next_steps(r: dict) -> str:
+def _next_steps(doc: dict, r: dict) -> str:
     """A row without a proposal: its measured next steps in a few words (its section has
     each one's figures)."""
+    feature = next((c["feature"] for c in doc.get("costs", []) if c.get("keep") is not None
+                    and c.get("feature")), "its feature")
     if r["change"]:
         return ""
     steps = []
     d = r.get("drop")
     if d:
-        steps.append(f"without its {'fog' if 'fog' in d['change'] else 'feature'} "
+        steps.append(f"without {feature} "
                      + ("it holds" if d["holds"] else "it still fails")
                      + (f" but breaks {', '.join(d['breaks'])}" if d.get("breaks") else ""))
     steps.append("lock it")
@@ -180,10 +99,10 @@ def _overview(doc: dict) -> Table:
                      Cell((ch["summary"] + ("; ships a new board" if r.get("shipped")
                                             else "")) if ch else "no proposal"
                           + (f" (breaks {', '.join(r['breaks']['lines'])})"
-                             if r.get("breaks") else "") + _next_steps(r)),
+                             if r.get("breaks") else "") + _next_steps(doc, r)),
                      Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
                           None if not ch or ch["margin"] else WARN),
-                     Cell(cost_words(doc, r["figures"], ch["figures"], 2, _noise(r, ch))
+                     Cell(F.cost_words(doc, r["figures"], ch["figures"], 2, F.noise(r, ch))
                           if ch else "—")])
     for r in doc["locked"]:  # listed in the "Locked rows" section (no section of its own)
         rows.append([Cell(f"[{r['label']}](#locked)"),
@@ -202,7 +121,7 @@ def _row_section(doc: dict, r: dict) -> Section:
             Cell(f"after the change: {_evidence(doc, ch)}"),
             Cell(_margin(doc, ch), None if ch["margin"] else WARN),
             Cell("what it costs the player: "
-                 f"{cost_words(doc, r['figures'], ch['figures'], noise=_noise(r, ch))} "
+                 f"{F.cost_words(doc, r['figures'], ch['figures'], noise=F.noise(r, ch))} "
                  f"(ranked by the sum of each figure's relative change: {ch['cost']:.2f})"
                  + ("; a large change to how the row plays: read the figures before "
                     "applying it" if ch["cost"] >= LARGE else ""),
@@ -211,12 +130,12 @@ def _row_section(doc: dict, r: dict) -> Section:
                    "same table values and fail the same lines")] if r.get("group") else [])
           + [Cell(f"also holds, ranked after it: {a['change']} ("
                   + ("with margin" if a["margin"] else "within noise") + "; "
-                  + cost_words(doc, r["figures"], a["figures"], noise=_noise(r, a)) + ")"
+                  + F.cost_words(doc, r["figures"], a["figures"], noise=F.noise(r, a)) + ")"
                   + _breaks(a), WARN if a.get("breaks") else None)
              for a in r.get("alternatives", [])]))
-        sec.blocks.append(_cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
+        sec.blocks.append(F.cost_table(doc, r["figures"], ch["figures"], r.get("asked"),
                                       (r.get("shown", {}), ch.get("shown", {})),
-                                      _noise(r, ch)))
+                                      F.noise(r, ch)))
         if r.get("shipped"):
             sec.blocks.extend(_shipped(r["shipped"]))
         for f in r.get("flagged", []):
@@ -275,8 +194,8 @@ def _drop(doc: dict, r: dict) -> Cell:
                    if (r.get("asked") or {}).get(c["label"]) is not None else "") + " → 0"
         for c in kept)
     rest = {k: v for k, v in r["figures"].items() if k not in {c["label"] for c in kept}}
-    moved = cost_words(doc, {**rest, **r.get("shown", {})},
-                       {**d["figures"], **d.get("shown", {})}, 3, _noise(r, d))
+    moved = F.cost_words(doc, {**rest, **r.get("shown", {})},
+                       {**d["figures"], **d.get("shown", {})}, 3, F.noise(r, d))
     return Cell(f"an option, measured: {d['change']} removes {gone}; it holds every hard "
                 f"line{' with margin' if d['margin'] else ' (within noise)'}; what else "
                 f"moves for the player: {moved}" + _breaks(d), WARN)
@@ -294,8 +213,8 @@ def _what_if(doc: dict, r: dict) -> Cell:
                                                 " (within noise)") if w["holds"]
                else "would still fail " + ", ".join(n for n, x in w["lines"].items()
                                                       if x["passed"] is False))
-    moved = cost_words(doc, {**r["figures"], **r.get("shown", {})},
-                       {**w["figures"], **w.get("shown", {})}, 4, _noise(r, w))
+    moved = F.cost_words(doc, {**r["figures"], **r.get("shown", {})},
+                       {**w["figures"], **w.get("shown", {})}, 4, F.noise(r, w))
     return Cell(f"what-if, a change to the game's rule (no table value can make it; for the "
                 f"design team): if {w['rule']}, this row {verdict}: {lines}; what moves "
                 f"for the player: {moved}", NA)
@@ -327,8 +246,8 @@ def _shipped(sh: dict) -> list:
                 "board's seed)." + (f" Play both: {play}." if play else ""), strong=True),
            Table(["the shipped board", "now (95 % interval)",
                   "after the change (95 % interval)"],
-                 [[Cell(k), Cell(_interval(b.get(k), e_b.get(k), 3)),
-                   Cell(_interval(a.get(k), e_a.get(k), 3)
+                 [[Cell(k), Cell(F.interval(b.get(k), e_b.get(k), 3)),
+                   Cell(F.interval(a.get(k), e_a.get(k), 3)
                         + ("; within noise" if moved(k) is False
                            and num(b.get(k)) != num(a.get(k)) else ""),
                         WARN if moved(k) is not False else None)] for k in labels])]

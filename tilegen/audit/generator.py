@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from pipeline.analysis.aggregate import percentiles, quantile_bounds
+from pipeline.analysis.margin import binomial_se
 from pipeline.generator import Daily, Generator, SweepField, Tune
 
 from . import sections, tune
@@ -51,15 +52,6 @@ LARGEST = "largest"
 VARIANTS = tuple(c for c in ("alt_slot_tool_free_pass_rate", "alt_slot_tool_assist_pass_rate",
                              "remove_only_pass_rate", "shuffle_only_pass_rate",
                              "undo_only_pass_rate") if c in FIELDS)
-
-
-def _binomial_se(wins, runs) -> float | None:
-    """The standard error of a pass rate of ``wins`` of ``runs`` scripted runs (None when
-    unknown), kept off 0 and 1 by half a run."""
-    if not runs or wins is None:
-        return None
-    p = min(max(wins / runs, 0.5 / runs), 1 - 0.5 / runs)
-    return (p * (1 - p) / runs) ** 0.5
 
 
 def _prod(col: str, name: str | None = None) -> pl.Expr:
@@ -404,7 +396,7 @@ class TilegenAudit(Generator, Tune, Daily):
                 "clickable ratio": row.get("production_initial_clickable_ratio"),
                 "meets its gates": row.get("production_met"),
                 # the pass rates' noise: wins of the scripted runs on this one board
-                "errors": {label: _binomial_se(row.get(f"production_{k}_wins"),
+                "errors": {label: binomial_se(row.get(f"production_{k}_wins"),
                                                row.get(f"production_{k}_runs"))
                            for label, k in (("tool-free pass rate", "tool_free"),
                                             ("tool-assisted pass rate", "tool_assist"))}}

@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import math
 
+from pipeline.reports.svg import SVG_NS
+
 W, H = 560, 440
 L, R, T, B = 58, 16, 14, 48
 OK, OFF = "#1f77b4", "#d62728"
@@ -36,7 +38,7 @@ def chart(rows: list[dict]) -> str | None:
     def py(v: float) -> float:
         return T + ph - (v - lo) / (hi - lo) * ph
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" '
+    out = [f'<svg xmlns="{SVG_NS}" viewBox="0 0 {W} {H}" width="{W}" '
            f'height="{H}" role="img" aria-label="players against prediction per row">',
            f'<rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>']
     steps = round((hi - lo) / 0.1)
