@@ -384,6 +384,7 @@ def test_the_daily_calendar_and_the_next_dates_read_at_1024_px(browser, pages, t
 
 def test_the_calibrated_audit_predicts_players_per_row(browser, pages):
     with open_page(browser, pages["tilegen calibrated"]) as (page, errors):
+        page.locator("nav a[href='#tilegen-players']").click()  # folded: the link opens it
         sec = page.locator("details:has(#tilegen-players)")
         sec.scroll_into_view_if_needed()
         text = sec.inner_text()
