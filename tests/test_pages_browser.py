@@ -738,6 +738,16 @@ def test_the_tile_match_summary_says_what_fails_as_the_records_do(pages):
         assert (f"The check that rejects most attempts: {CHECKS[top].split(':')[0]} {top} "
                 f"({CHECKS[top].split(': ', 1)[1]}), {100 * shares[top]:.1f} % of all "
                 "attempts.") in md
+        # the row's to-do line says it too, with the acceptance and the Q risk
+        p = int((g["exit"] == "met").sum()) / g["attempts_used"].sum()
+        risk = 1 - (1 - (1 - p) ** MAX_ATTEMPTS) ** g.height
+        label = gen.label((r["city_id"], r["level_id"], r["revision"]))
+        todo = next(ln for ln in md.splitlines()  # a marked line is in *…* or **…**
+                    if ln.startswith("- ") and ln[2:].lstrip("*").startswith(f"{label} — "))
+        assert f"acceptance per attempt {p:.3f} (95 %: " in todo, todo
+        assert f"Q risk {100 * risk:.1f} %" in todo, todo
+        assert (f"{CHECKS[top].split(':')[0]} {top} rejects {100 * shares[top]:.1f} % of "
+                "attempts") in todo, todo
 
 
 def test_the_tune_links_the_funnel_of_both_tables(browser, pages):

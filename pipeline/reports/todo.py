@@ -33,12 +33,20 @@ def sureness(line, r: dict, row: dict) -> str:
     return "exact"
 
 
-def figure(doc, r: dict, row: dict) -> str:
-    """``B failed on (2, 0): boards with every fog region placed 0.000 < 0.95 (…)``."""
-    line = next(ln for ln in doc.lines if ln.name == r["line"])
-    return (f"{r['line']} failed on {doc.row_label(r)}: {line.what} {num(r['observed'])} "
-            f"{NEGATE.get(r['op'], 'fails ' + r['op'])} {fmt_threshold(r['threshold'])} "
-            f"({sureness(line, r, row)})")
+def figures(doc, failed: list[dict], row: dict) -> str:
+    """``B failed on (2, 0): boards with every fog region placed 0.000 < 0.95 (…)``; lines
+    whose figures are equally sure (Q and G-TF counting the same seeds) share one clause:
+    ``Q, G-TF failed on …: seeds not met 8 != 0, boards off the band 8 != 0 (…)``."""
+    lines = {ln.name: ln for ln in doc.lines}
+    groups: dict[str, list[dict]] = {}
+    for r in failed:
+        groups.setdefault(sureness(lines[r["line"]], r, row), []).append(r)
+    return "; ".join(
+        f"{', '.join(r['line'] for r in rs)} failed on {doc.row_label(rs[0])}: "
+        + ", ".join(f"{lines[r['line']].what} {num(r['observed'])} "
+                    f"{NEGATE.get(r['op'], 'fails ' + r['op'])} "
+                    f"{fmt_threshold(r['threshold'])}" for r in rs) + f" ({sure})"
+        for sure, rs in groups.items())
 
 
 def tunable(doc) -> bool:
@@ -60,7 +68,10 @@ def todo(doc, tune_cmd: str) -> list:
         label = doc.label(key)
         c = tuned.klass(view, key, doc.locked)
         anchor = "drill-" + "-".join(str(v) for v in key)
-        figs = "; ".join(figure(doc, r, rows.get(key, {})) for r in by_row[key])
+        figs = figures(doc, by_row[key], rows.get(key, {}))
+        hint = getattr(doc.gen, "todo_hint", None)  # what fails, in the game's words
+        if hint is not None and rows.get(key) and hint(rows[key]):
+            figs += f"; {hint(rows[key])}"
         if not tunable(doc):
             items.append(Cell(f"[{label}](#{anchor}): {figs}.", FAIL))
             continue

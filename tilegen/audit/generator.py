@@ -379,6 +379,7 @@ class TilegenAudit(Generator, Tune, Daily):
     tune_costs = tune.COSTS
     tune_shown = tune.SHOWN
     intents = sections.INTENTS
+    todo_hint = staticmethod(sections.todo_hint)  # what fails, on the row's to-do line
     jargon = tuple((w, w) for w in ("band", "gate", "slot", "bypass", "doomed", "clickable",
                                     "revision", "triple", "occluder"))
     table_file = tune.PRESETS

@@ -69,6 +69,20 @@ def _acceptance_text(row: dict) -> str:
     return "—" if got is None else f"{got[0]:.3f} ({got[1]:.3f}–{got[2]:.3f})"
 
 
+def todo_hint(row: dict) -> str:
+    """What fails in the row's attempts, for its line of the report's to-do list: the
+    acceptance per attempt against what Q needs at the row's N, the Q risk, and the check
+    that rejects most attempts with its share."""
+    got = acceptance(row)
+    if got is None:
+        return ""
+    top = dominant_reject(row)
+    return (f"acceptance per attempt {got[0]:.3f} (95 %: {got[1]:.3f}–{got[2]:.3f}; Q holds "
+            f"in 95 % of runs from {q_safe_p(int(row['boards'])):.3f}), Q risk "
+            f"{pct(row.get('q_risk'))}"
+            + (f", {check_name(top[0])} rejects {pct(top[1])} of attempts" if top else ""))
+
+
 def _reject_text(row: dict) -> str:
     got = dominant_reject(row)
     return "none" if got is None else f"{check_name(got[0])}: {pct(got[1])}"
