@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from . import read, schema
+from . import firsts, read, schema
 
 SEED = [*schema.KEY, "seed"]
 SUMS = ("sessions", "quits", "played", "wins", "free_wins", "identified", "revives", "undo",
@@ -32,7 +32,6 @@ SUMS = ("sessions", "quits", "played", "wins", "free_wins", "identified", "reviv
 # revive; "identified": a session with a player id (first attempts are counted over those)
 FREE_WIN = ((pl.col("result") == "win") & (pl.col("revived") == 0) & (pl.col("undo_uses") == 0)
             & (pl.col("remove_uses") == 0) & (pl.col("shuffle_uses") == 0))
-QUIT, PLAYED, WON_FREE = 0, 1, 2  # a first attempt's outcome, as ``firsts`` codes it
 
 
 def _sums(lf: pl.LazyFrame, w: pl.Expr) -> pl.LazyFrame:
@@ -58,27 +57,6 @@ def _queries(lf: pl.LazyFrame, w: pl.Expr) -> list[pl.LazyFrame]:
     return [_sums(lf, w),
             _hist(lf, w, pl.col("first_fail_step"), pl.col("result") == "fail"),
             _hist(lf, w, pl.col("time_spent_sec").floor().cast(pl.Int64), pl.lit(True))]
-
-
-DAY_BITS, FILE_BITS, ROW_BITS = 16, 17, 30  # a first attempt's order: (day, file, row)
-
-
-def _firsts(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """Each identified player's first session on each board of one file (decision 250): its
-    board (``sk``, a hash of the board's key), the (player, board) pair's hash, its place
-    (``day``: days since 1970; ``row``: the file's row; the file's index is added by
-    ``Totals``) and its outcome (QUIT, PLAYED or WON_FREE). A log lists a day's sessions in
-    the order they were played; the schema has no time of day, so that order is the
-    nearest one there is."""
-    return (lf.filter(pl.col("player_id").is_not_null())
-            .select(pl.struct(SEED).hash(7).alias("sk"),
-                    pl.struct(*SEED, "player_id").hash(11).alias("pair"),
-                    pl.col("date").str.to_date("%Y-%m-%d").cast(pl.Int64).alias("day"),
-                    pl.col("row").cast(pl.Int64),
-                    pl.when(pl.col("result") == "quit").then(QUIT)
-                    .when(FREE_WIN).then(WON_FREE).otherwise(PLAYED)
-                    .cast(pl.Int8).alias("outcome"))
-            .sort("day", "row").unique("pair", keep="first", maintain_order=True))
 
 
 UNKNOWN_ROW = "city_id, level_id, revision is not a row of the run"
@@ -128,7 +106,7 @@ def tally_file(path: Path, boards: pl.DataFrame | None = None) -> dict:
     # columns are taken as they are (a filter would copy them all)
     valid = tagged.filter(ok) if tagged["reason"].null_count() < tagged.height else tagged
     clean = valid.select(schema.NAMES).lazy()
-    first_q = _firsts(valid.select(*schema.NAMES, "row").lazy())
+    first_q = firsts.query(valid.select(*schema.NAMES, "row").lazy(), SEED, FREE_WIN)
     del valid
     del tagged  # its row, file and reason columns: gone before the queries run
     one = pl.col("city_id").is_not_null().cast(pl.Int64)  # 1 per row (a literal sums once)
@@ -139,7 +117,7 @@ def tally_file(path: Path, boards: pl.DataFrame | None = None) -> dict:
     dup_q = read.duplicates(clean)
     rep_q = read.hashed(clean).group_by("h").agg(pl.len().alias("n")).filter(
         pl.col("n") > 1).select(pl.len().alias("hashes"), (pl.col("n") - 1).sum().alias("extra"))
-    bad_rows, dups, rep, firsts, sums, fails, times = pl.collect_all(
+    bad_rows, dups, rep, first, sums, fails, times = pl.collect_all(
         [bad_q, dup_q, rep_q, first_q, *_queries(clean, one)], engine="streaming")
     extra = int((dups["copies"] - 1).sum()) if dups.height else 0
     if dups.height != rep["hashes"][0] or extra != (rep["extra"][0] or 0):
@@ -150,7 +128,7 @@ def tally_file(path: Path, boards: pl.DataFrame | None = None) -> dict:
         less = pl.collect_all(_queries(dups.lazy(), w))
         sums, fails, times = (_less(a, b) for a, b in zip((sums, fails, times), less))
     return {"bad": bad_rows, "dups": {"sessions": dups.height, "extra_copies": extra},
-            "sums": sums, "fails": fails, "times": times, "firsts": firsts}
+            "sums": sums, "fails": fails, "times": times, "firsts": first}
 
 
 def _less(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
@@ -176,8 +154,7 @@ class Totals:
         self.dups = {"sessions": 0, "extra_copies": 0}
         self.hist: dict[str, pl.DataFrame | None] = dict.fromkeys(HISTS)
         self.pending: dict[str, list[pl.DataFrame]] = {k: [] for k in HISTS}
-        self.firsts: pl.DataFrame | None = None  # per (player, board): the first attempt
-        self.pending_firsts: list[pl.DataFrame] = []
+        self.firsts = firsts.Firsts()  # per (player, board): the first attempt, merged
         self.files = 0
 
     def add(self, index: int, part: dict) -> None:
@@ -190,15 +167,7 @@ class Totals:
             self.dups[k] += part["dups"][k]
         for k in HISTS:
             self.pending[k].append(part[k])
-        f = part["firsts"]
-        if f.height and (f["row"].max() >= 2**ROW_BITS or index >= 2**FILE_BITS
-                         or not 0 <= f["day"].min() <= f["day"].max() < 2**DAY_BITS):
-            raise RuntimeError("a first attempt's place does not fit its order key (a file "
-                               f"of 2^{ROW_BITS} rows, 2^{FILE_BITS} files, or a date "
-                               "before 1970 or after 2149)")
-        self.pending_firsts.append(f.select(
-            "sk", "pair", (pl.col("day") * 2 ** (FILE_BITS + ROW_BITS) + index * 2 ** ROW_BITS
-                           + pl.col("row")).alias("order"), "outcome"))
+        self.firsts.add(index, part["firsts"])  # merged at once: 16 bytes a pair
         self.files += 1
         if len(self.pending["sums"]) >= self.fold:
             self._fold()
@@ -211,33 +180,11 @@ class Totals:
                 vals = [c for c in cat.columns if c not in keys]
                 self.hist[k] = cat.group_by(keys).agg(pl.col(c).sum() for c in vals)
             self.pending[k] = []
-        frames = [f for f in (self.firsts, *self.pending_firsts) if f is not None]
-        if frames:  # a pair met in several files keeps its earliest session
-            self.firsts = (pl.concat(frames).sort("order")
-                           .unique("pair", keep="first", maintain_order=True))
-        self.pending_firsts = []
-
-    def first_attempts(self, sums: pl.DataFrame) -> pl.DataFrame:
-        """Per board (SEED): ``first_played`` and ``first_free_wins``, over each identified
-        player's first session on it (a first session that is a quit is left out, as quits
-        are from every pass rate), and ``players``: the identified players who played it."""
-        keyed = sums.select(*SEED, pl.struct(SEED).hash(7).alias("sk"))
-        if self.firsts is None or not self.firsts.height:
-            return keyed.drop("sk").with_columns(
-                pl.lit(0, pl.Int64).alias(c) for c in ("players", "first_played",
-                                                       "first_free_wins"))
-        per = self.firsts.group_by("sk").agg(
-            pl.len().cast(pl.Int64).alias("players"),
-            (pl.col("outcome") != QUIT).sum().cast(pl.Int64).alias("first_played"),
-            (pl.col("outcome") == WON_FREE).sum().cast(pl.Int64).alias("first_free_wins"))
-        return (keyed.join(per, on="sk", how="left").drop("sk")
-                .with_columns(pl.col("players", "first_played", "first_free_wins")
-                              .fill_null(0)))
 
     def result(self) -> dict:
         """``bad`` (reason, rows, first_rows; most rows first), ``dups``, the per-seed
         ``sums``, ``fails`` and ``times``, sorted by their keys, and ``firsts``: per seed of
-        ``sums``, its first attempts (``first_attempts``)."""
+        ``sums``, its first attempts (``firsts.Firsts.per_board``)."""
         self._fold()
         bad = pl.DataFrame(
             [(why, rows, [t for *_, t in first]) for why, (rows, first) in self.bad.items()],
@@ -245,7 +192,7 @@ class Totals:
             orient="row").sort(["rows", "reason"], descending=[True, False])
         out = {k: self.hist[k].sort(keys) for k, keys in HISTS.items()}
         return {"bad": bad, "dups": dict(self.dups), **out,
-                "firsts": self.first_attempts(out["sums"])}
+                "firsts": self.firsts.per_board(out["sums"], SEED)}
 
 
 def here(func: Callable, files: list[Path]):
