@@ -40,7 +40,7 @@ def fdp(flags: np.ndarray, planted: np.ndarray) -> float:
 
 # datasets per volume: fewer where a board's exact p-value sums 300,001 terms
 VOLUMES = [(232, 10), (1_000, 10), (3_000, 10), (30_000, 10),
-           pytest.param(300_000, 2, marks=pytest.mark.slow)]
+           pytest.param(300_000, 4, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("per_board,datasets", VOLUMES)
