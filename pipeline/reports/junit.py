@@ -150,11 +150,15 @@ def reconcile_cases(doc: dict) -> list[Case]:
             cases.append(Case(cls, name, failure=(
                 f"abnormal seed {k[3]}: players' pass rate "
                 f"{a['pass_wins'] / a['pass_n']:.3f} of {a['pass_n']}, predicted "
-                f"{_fmt(a.get('predicted'))} (p = "
-                f"{a.get('p_value', float('nan')):.1e})")))
+                f"{_fmt(a.get('predicted'))} (p {_p(a.get('p_value', float('nan')))})")))
         else:
             cases.append(Case(cls, name))
     return cases
+
+
+def _p(p: float) -> str:
+    """A p-value: below the smallest double the exact sum underflows to 0; say so."""
+    return "< 1e-300" if p < 1e-300 else f"= {p:.1e}"
 
 
 def reconcile_document(doc: dict, folder: str | os.PathLike) -> str:

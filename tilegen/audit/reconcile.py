@@ -264,7 +264,7 @@ def summary(doc: dict, folder: Path) -> str:
         lines.append(f"  abnormal seed {s['city_id']} {s['level_id']} r{s['revision']} seed "
                      f"{s['seed']}: players' pass rate {s['pass_wins'] / s['pass_n']:.2f} of "
                      f"{s['pass_n']}, "
-                     f"predicted {s['predicted']:.2f} (p = {s['p_value']:.1e})")
+                     f"predicted {s['predicted']:.2f} (p {_p(s['p_value'])})")
     for r in doc["rows"]:
         if "proposal" in r:
             lines.append(f"  proposal {r['city_id']} {r['level_id']} r{r['revision']}: "
@@ -278,6 +278,11 @@ def summary(doc: dict, folder: Path) -> str:
     for b in doc["bad_rows"]:
         lines.append(f"  bad rows: {b['rows']} x {b['reason']} (first rows {b['first_rows']})")
     return "\n".join(lines)
+
+
+def _p(p: float) -> str:
+    text = overdispersion.p_text(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _outside(r: dict) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from pipeline.reports import docsite, render
 from pipeline.reports.document import FAIL, WARN, Cell, Figure, Para, Section, Table
 
+from ..telemetry.overdispersion import p_text
 from .reconcile_chart import chart
 
 LEGEND = ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
@@ -236,7 +237,7 @@ def _seeds(doc: dict) -> Section:
          "look at it"],
         [[Cell(f"{s['city_id']} {s['level_id']} r{s['revision']}"), Cell(str(s["seed"])),
           Cell(str(s["pass_n"])), Cell(_pct(s["pass_wins"] / s["pass_n"]), FAIL),
-          Cell(_pct(s["predicted"])), Cell(f"{s['p_value']:.1e}"),
+          Cell(_pct(s["predicted"])), Cell(p_text(s["p_value"])),
           Cell(str(s.get("fail_step_p50") or "—")), Cell(cmd(s))]
          for s in doc["abnormal_seeds"]]))
     return sec

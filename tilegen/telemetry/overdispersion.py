@@ -111,6 +111,12 @@ def p_value(k: int, n: int, mu: float, rho: float = 0.0) -> float:
     return float(min(1.0, pmf[pmf <= pmf[int(k)] * (1 + 1e-7)].sum()))
 
 
+def p_text(p: float) -> str:
+    """A p-value as pages print it: below the smallest double it is no longer a number
+    (the exact sum underflows to 0), so it says so instead of printing 0."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.1e}"
+
+
 def p_values(wins, n, mu, var_logit) -> np.ndarray:
     """Per board: ``p_value`` with rho = mu (1 - mu) var_logit (the logit scatter on the
     rate scale, the delta method)."""
