@@ -638,11 +638,11 @@ def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size, cluster):
     """The probe at the start passes; the disk fills under the shards or the run folder
     (Polars and Arrow say so in words of their own): exit 2, "no space left", the rows
     already finished kept for --resume. The client writes all of these, so the job runs
-    on the session's cluster, through the command's main in this process."""
+    on the session's cluster (a process of its own: its whole stderr is read)."""
     out = tmp_path / "small"
     _mount_tmpfs(out, f"size={size}")
     try:
-        p = run_cli("minegen", "audit", "--n", "256", "--scheduler", cluster, "--out", out)
+        p = cli("audit", "--n", "256", "--scheduler", cluster, "--out", out, timeout=120)
         assert p.returncode == 2, (p.stdout, p.stderr)
         assert "no space left on the device" in p.stderr and "Traceback" not in p.stderr
         assert "--resume" in p.stderr
