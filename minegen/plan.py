@@ -23,7 +23,7 @@ class RowPlan:
     dig_ap_cost: int
     # A what-if rule in place of the SPEC's (empty: the SPEC's, as every table row is):
     # REDRAW_REMOVED makes stage 2 redraw the mines it removes. Only ``minegen tune`` sets
-    # it, to show the design team what changing the rule would buy (decision 263).
+    # it, to show the design team what changing the rule would buy (decision 235).
     what_if: str = ""
 
     @property

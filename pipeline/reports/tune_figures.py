@@ -1,7 +1,7 @@
 """The figures a tune page shows (``tune_page``): each in its declared digits, now and
 proposed with its 95 % interval, a change said in the figure's own terms, and a change
 within the noise of the two estimates (``analysis.cost.beyond_noise``) said to be one and
-left out of the cost in words (issue 30 item 2, decision 265)."""
+left out of the cost in words (issue 30 item 2, decision 262)."""
 
 from __future__ import annotations
 
