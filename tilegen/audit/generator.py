@@ -396,8 +396,7 @@ class TilegenAudit(Generator, Tune, Daily):
                 "tool-assisted pass rate": row.get("production_tool_assist_pass_rate"),
                 "clickable ratio": row.get("production_initial_clickable_ratio"),
                 "meets its gates": row.get("production_met"),
-                # the pass rates' noise: wins of the scripted runs on this one board
-                "errors": {label: binomial_se(row.get(f"production_{k}_wins"),
+                "errors": {label: binomial_se(row.get(f"production_{k}_wins"),  # runs won
                                                row.get(f"production_{k}_runs"))
                            for label, k in (("tool-free pass rate", "tool_free"),
                                             ("tool-assisted pass rate", "tool_assist"))}}

@@ -25,7 +25,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
 from boardcore.errors import InputError
@@ -36,21 +35,6 @@ from . import proposals
 
 FDR = 0.05
 MIN_SESSIONS = 30  # per seed, played (not quit) sessions before a seed is tested
-
-
-def board_figures(run_dir: Path) -> pl.DataFrame:
-    """Per board of the run: key, seed and the simulated figures reconcile compares, with
-    every candidate bot figure of the calibration (``candidates``)."""
-    path = run_dir / "records.parquet"
-    if not path.is_file():
-        raise InputError(f"{path} is missing: reconcile needs a finished tilegen audit run")
-    rec = pl.read_parquet(path)
-    if "pass_rate_match_first" not in rec.columns:
-        raise InputError(f"{run_dir} is not a tilegen audit run (no tile-match record)")
-    return rec.select(
-        *schema.KEY, pl.col("stream_seed").alias("seed"), "seed_index", "target_pass_rate",
-        "avg_peak_slot_usage", "mean_fail_step",
-        *(c for c in candidates.columns() if c.meta.output_name() not in schema.KEY))
 
 
 def per_seed(t: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -76,7 +60,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     are tallied (``tally.tally``; None: here, one after another)."""
     from pipeline.analysis.records import model
 
-    figures = board_figures(run_dir)
+    figures = candidates.board_figures(run_dir)
     clean, _ = read.sessions(telemetry)
     model(schema.SESSION).validate(clean)  # Pandera: the clean block's declared columns
     # a session on a row or seed the run does not hold is a bad row (tally._match)

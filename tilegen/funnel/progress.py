@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..telemetry import read, schema
+from ..telemetry import candidates, read, schema
 from . import fit, model
 
 LEVELS = 6
@@ -81,9 +81,8 @@ def _regular(rec: np.ndarray) -> np.ndarray:
 def part(telemetry: Path, run_dir: Path, total: int) -> dict:
     """reconcile.json's ``funnel``: the population fitted to the players' histories, its
     held-out error, and per city the observed and predicted funnel."""
-    from ..audit.reconcile import board_figures
 
-    boards = board_figures(run_dir).select(*schema.KEY, "seed")
+    boards = candidates.board_figures(run_dir).select(*schema.KEY, "seed")
     h = histories(telemetry, boards, total)
     out: dict = {"players": h["players"], "irregular": h["irregular"],
                  "sampled": h["sampled"], "min_players": MIN_PLAYERS, "cities": {}}

@@ -15,10 +15,14 @@ within k clicks of the slot filling, so that figure is not a candidate.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 
-from . import stats
+from boardcore.errors import InputError
+
+from . import schema, stats
 
 STRATEGIES = ("pass_rate_match_first", "pass_rate_slot_build", "pass_rate_risk_averse")
 # (key, what it is in words): the key is the record column, or q_best / q_worst
@@ -83,3 +87,18 @@ def choose(judged: list[dict]) -> dict:
     best = min(c["held_out_mae"] for c in judged)
     pool = [c for c in judged if c["held_out_mae"] <= best + TIE]
     return max(pool, key=lambda c: (c["informative"], c["spread"], -c["held_out_mae"]))
+
+
+def board_figures(run_dir: Path) -> pl.DataFrame:
+    """Per board of the run: key, seed and the simulated figures reconcile compares, with
+    every candidate bot figure of the calibration (``candidates``)."""
+    path = run_dir / "records.parquet"
+    if not path.is_file():
+        raise InputError(f"{path} is missing: reconcile needs a finished tilegen audit run")
+    rec = pl.read_parquet(path)
+    if "pass_rate_match_first" not in rec.columns:
+        raise InputError(f"{run_dir} is not a tilegen audit run (no tile-match record)")
+    return rec.select(
+        *schema.KEY, pl.col("stream_seed").alias("seed"), "seed_index", "target_pass_rate",
+        "avg_peak_slot_usage", "mean_fail_step",
+        *(c for c in columns() if c.meta.output_name() not in schema.KEY))
