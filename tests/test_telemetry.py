@@ -252,3 +252,36 @@ def test_a_bad_calibration_is_one_line_exit_2(tmp_path):
     p = cli("audit", "--calibration", tmp_path / "none.json", "--out", tmp_path / "out")
     assert p.returncode == 2 and "minegen takes no --calibration" in p.stderr, p.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_per_city_chart_draws_each_levels_players_target_and_bots():
+    """Issue 32 item 7: one chart per city, a level at its highest revision, each point
+    the row's own figure (read back from the markers' data), no player point where a row
+    has no players' figure."""
+    import html as H
+    import re
+
+    from tilegen.audit.reconcile_curves import city_curves
+
+    def row(city, level, rev, obs, target, bot):
+        return {"city_id": city, "level_id": level, "revision": rev, "observed": obs,
+                "lo": None if obs is None else obs - 0.02,
+                "hi": None if obs is None else obs + 0.02, "target": target,
+                "production_tool_free": bot}
+
+    rows = [row("a", 1, 1, 0.9, 0.95, 0.97), row("a", 2, 1, 0.5, 0.9, 0.8),
+            row("a", 2, 2, 0.8, 0.85, 0.9), row("b", 1, 1, None, 0.95, 0.99),
+            row("b", 2, 1, 0.7, 0.9, 0.9)]
+    sec = city_curves({"rows": rows})
+    (figs,) = [b for b in sec.blocks if hasattr(b, "figures")]
+    assert [f.anchor for f in figs.figures] == ["curve-a", "curve-b"]
+
+    def points(svg: str, series: str) -> list[tuple[float, float]]:
+        got = re.findall(r'data-series="([^"]*)" data-value="([^"]*)"', svg)
+        return [tuple(map(float, v.split(","))) for s, v in got if H.unescape(s) == series]
+
+    a, b = (f.svg for f in figs.figures)
+    assert points(a, "players' pass rate") == [(1, 0.9), (2, 0.8)]  # revision 2 of level 2
+    assert points(a, "bots: production board, tool-free") == [(1, 0.97), (2, 0.9)]
+    assert points(b, "players' pass rate") == [(2, 0.7)]  # level 1 has no players' figure
+    assert "calibrated prediction" not in H.unescape(a)  # none was fitted

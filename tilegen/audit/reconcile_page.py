@@ -13,6 +13,7 @@ from pipeline.reports.document import FAIL, WARN, Cell, Figure, Para, Section, T
 
 from ..telemetry.overdispersion import p_text
 from .reconcile_chart import chart
+from .reconcile_curves import city_curves
 
 LEGEND = ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
           "tilegen audit run named below. The players' intervals are 95 % Wilson intervals; "
@@ -274,7 +275,7 @@ def html(doc: dict, here: str | os.PathLike | None = None) -> str:
     banner = ("SYNTHETIC telemetry: these sessions were made by `tilegen telemetry synth`, "
               "not by players.") if doc.get("synthetic") else None
     return render.html("Telemetry against the simulation",
-                       [_verdict(doc), _chart(doc), _rows(doc), _seeds(doc),
+                       [_verdict(doc), _chart(doc), city_curves(doc), _rows(doc), _seeds(doc),
                         _calibration(doc), *funnel_page.reconcile_sections(doc),
                         _bad(doc)],
                        badge=badge, legend=legend(doc, here), banner=banner)
