@@ -82,6 +82,33 @@ def test_a_wait_point_raises_the_first_signal_once():
     assert e.value.signum == signal.SIGTERM
 
 
+def test_a_signal_while_blocked_in_a_wait_that_no_wait_point_slices_raises_there():
+    """A wait of distributed's own (a synchronous call, ``as_completed``) blocks the main
+    thread in ``threading``'s waits, where no wait point checks: a signal that arrives
+    while the thread is blocked there is raised there, before the wait ends."""
+    import sys
+    import threading
+
+    from pipeline.engine.interrupts import interruptible
+    from pipeline.errors import Interrupted
+
+    main, never, reached = threading.get_ident(), threading.Event(), []
+
+    def signal_once_blocked() -> None:
+        while "threading.py" not in sys._current_frames()[main].f_code.co_filename:
+            time.sleep(0.01)  # until the main thread is inside Event.wait
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=signal_once_blocked)
+    with pytest.raises(Interrupted) as e:
+        with interruptible():
+            sender.start()
+            never.wait(60)
+            reached.append("the wait ended")
+    sender.join()
+    assert e.value.signum == signal.SIGINT and reached == []
+
+
 @pytest.mark.cluster
 @pytest.mark.xdist_group("clean_scaling")  # the clean run, made once (conftest.py)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

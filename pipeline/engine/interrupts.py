@@ -8,7 +8,9 @@ Why not raise in the handler: Python runs a handler wherever the main thread hap
 be, and some places swallow whatever is raised there (a ``gc`` callback such as
 distributed's, a ``__del__``, a weakref callback): the signal was then lost and the run
 completed. A recorded signal cannot be lost: the next wait point raises it, and leaving
-the ``interruptible()`` block raises it at the latest.
+the ``interruptible()`` block raises it at the latest. One place is safe to raise in at
+once: a frame of ``threading``'s waits, where the main thread is blocked (in a wait of
+distributed's that no wait point slices, such as reconcile's ``as_completed``).
 
 Wait points: every place a run's main thread waits (on Dask futures, for workers, for the
 compile, on a child process, in ``boardcore.cli.aside``) waits in short slices
@@ -39,8 +41,11 @@ class _Recorded:
         self.raised = False
 
     def handler(self, signum, frame) -> None:
-        if self.signum is None:  # a second signal must not interrupt the clean-up
-            self.signum = signum
+        if self.signum is not None:  # a second signal must not interrupt the clean-up
+            return
+        self.signum = signum
+        if _blocked_in_a_wait(frame):  # a wait no wait point slices (distributed's own)
+            self.check()
 
     def check(self) -> None:
         if self.signum is not None and not self.raised:
@@ -49,6 +54,15 @@ class _Recorded:
 
 
 _active: _Recorded | None = None  # the outermost interruptible() block's (main thread)
+_WAITS = {"wait", "join", "_wait_for_tstate_lock"}  # threading's: Condition, Event, Thread
+
+
+def _blocked_in_a_wait(frame) -> bool:
+    """True when the handler runs in a frame of ``threading``'s waits: the main thread was
+    blocked there (distributed's synchronous calls and ``as_completed`` wait so), not
+    running a callback, so raising there loses nothing and stops the run at once."""
+    return (frame is not None and frame.f_code.co_name in _WAITS
+            and frame.f_code.co_filename == threading.__file__)
 
 
 def check() -> None:
