@@ -59,13 +59,14 @@ bench-tilematch: $(STAMP)
 	$(VENV)/bin/tilegen bench --levels 1,2,3,4,5,6 --city beijing --plain benchmarks/tilegen_plain.py
 
 # docs/performance.md, every section measured again and written by its own script (about
-# 40 minutes on 2 cores; each script alone: .venv/bin/python benchmarks/NAME.py --doc).
+# 45 minutes on 2 cores; each script alone: .venv/bin/python benchmarks/NAME.py --doc).
 performance: $(STAMP)
 	$(PY) benchmarks/kernels.py --doc
 	$(PY) benchmarks/compile.py --doc
 	$(PY) benchmarks/audit_scaling.py --doc
 	$(PY) benchmarks/house_scale.py --doc
 	$(PY) benchmarks/tilegen_js.py --doc
+	$(PY) benchmarks/tune_time.py --doc
 	$(VENV)/bin/minegen audit --generator tilegen --out $(OUT) || test $$? -eq 1
 	$(PY) benchmarks/reconcile_scale.py --run $(OUT)/tilegen/metric_v1/$$(cat $(OUT)/tilegen/metric_v1/LATEST) --doc
 	$(PY) benchmarks/reconcile_scale.py --run $(OUT)/tilegen/metric_v1/$$(cat $(OUT)/tilegen/metric_v1/LATEST) --engine dask --doc

@@ -45,12 +45,13 @@ def main() -> int:
     a = ap.parse_args()
     rows = []
     for gen in a.generator or ["minegen", "tilegen"]:
-        walls, doc = [], {}
+        walls, doc, loads = [], {}, []
         with tempfile.TemporaryDirectory(prefix="tune-bench-") as tmp:
             for i in range(a.repeats + 1):  # the first run warms the kernel cache
                 wall, doc = tune(gen, Path(tmp) / f"out{i}")
                 if i:
                     walls.append(wall)
+                    loads.append(os.getloadavg()[0])
                 print(gen, i, f"{wall:.1f} s", os.getloadavg(), flush=True)
         classes = Counter(r["class"] for r in doc["rows"])
         classes.update(r["class"] for r in doc["locked"])
@@ -58,9 +59,11 @@ def main() -> int:
                      ", ".join(f"{w:.0f}" for w in walls) + " s",
                      f"N {doc['n']}, {len(doc['rows']) + len(doc['locked'])} failing rows: "
                      + ", ".join(f"{n} {c}" for c, n in sorted(classes.items())),
-                     f"{doc['curve']['checked']}"])
+                     f"{doc['curve']['checked']}",
+                     ", ".join(f"{x:.1f}" for x in loads)])
     body = perfdoc.table(["command", "median wall", f"the {a.repeats} runs",
-                          "what it decided", "whole-table checks"], rows)
+                          "what it decided", "whole-table checks",
+                          "load average after each run"], rows)
     body += ("\n\nEach repeat writes a fresh output folder (baseline audit, candidates, the "
              "proposed tables' audit, diff), after one untimed run that warms the kernel "
              "cache. The bound (issue 30): minegen within 90 s on a 2-core machine.")
