@@ -298,6 +298,15 @@ class Tune(Sweep):
         words and the row's numbers (``row``: its per-row aggregates); "" when unknown."""
         return ""
 
+    def what_ifs(self, catalog: Any, key: tuple, lines: list[str], row: dict
+                 ) -> list[tuple[str, Any]]:
+        """For a failing row no table change fixes: [(a rule of the game changed, in words;
+        the row's plan under that rule)] when one of the generator's rules causes the
+        failure (``row``: its per-row aggregates). ``tune`` runs each with the audit's seeds
+        and shows it labelled what-if: what changing the rule would buy (issue 30 item 5).
+        Default: none."""
+        return []
+
     def vary_many(self, catalog: Any, key: tuple, changes: dict
                   ) -> tuple[Any | None, list[Diagnostic]]:
         """``vary`` with several fields at once ({field: value}); the default varies one
@@ -309,15 +318,6 @@ class Tune(Sweep):
                                  "this generator varies one field at a time")]
 
     @abstractmethod
-    def what_ifs(self, catalog: Any, key: tuple, lines: list[str], row: dict
-                 ) -> list[tuple[str, Any]]:
-        """For a failing row no table change fixes: [(a rule of the game changed, in words;
-        the row's plan under that rule)] when one of the generator's rules causes the
-        failure (``row``: its per-row aggregates). ``tune`` runs each with the audit's seeds
-        and shows it labelled what-if: what changing the rule would buy (issue 30 item 5).
-        Default: none."""
-        return []
-
     def tune_candidates(self, catalog: Any, key: tuple, lines: list[str]
                         ) -> list[tuple[str, list]]:
         """For a row failing ``lines``: [(field, values)] in tuning order, each field's
