@@ -44,7 +44,7 @@ import numpy as np
 import polars as pl
 
 from . import schema
-from .synth import SOURCE, logistic, logit, uniforms_at
+from .synth import SOURCE, logistic, logit, plant, uniforms_at
 
 LEVELS = 6
 ATTEMPT_BASE = 2**61
@@ -85,21 +85,8 @@ def sessions(b: pl.DataFrame, players: int, days: int, model: Players, seed: int
              start: str = "2026-11-01") -> tuple[pl.DataFrame, dict]:
     """(sessions, planted): ``players`` players per city walk its levels from level 1 on
     the boards ``b`` (``synth.boards``), over ``days`` days."""
-    from boardcore.streams import Pcg32
-
-    n_boards = b.height
-    pick = Pcg32(seed, 2**62)
-    planted: list[int] = []
-    while len(planted) < min(model.anomalies, n_boards):
-        i = pick.bounded(n_boards)
-        if i not in planted:
-            planted.append(i)
-    planted.sort()
     true = rate(b, model)
-    moved = true.copy()
-    for i in planted:
-        moved[i] = true[i] - model.shift if true[i] - model.shift >= 0.02 else \
-            true[i] + model.shift
+    planted, moved = plant(true, model, seed)
     eta = logit(moved)  # clipped to [0.01, 0.99]: a planted rate stays a rate
     cities = sorted(set(b["city_id"].to_list()))
     board_of = _board_index(b, cities)  # [city, level] -> the row's board indices

@@ -116,23 +116,31 @@ def uniforms_at(seed: int, streams: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def sessions(b: pl.DataFrame, per_board: int, days: int, model: Model, seed: int,
-             start: str = "2026-11-01") -> tuple[pl.DataFrame, dict]:
-    """(sessions, planted): ``per_board`` sessions on each board over ``days`` days."""
+def plant(rate: np.ndarray, model: Model, seed: int) -> tuple[list[int], np.ndarray]:
+    """(the planted boards, in order; every board's rate with theirs moved): ``anomalies``
+    distinct boards drawn from the seed's own stream, each moved by ``shift`` (down, or up
+    where down would leave under 0.02). Both player models plant this way."""
     from boardcore.streams import Pcg32
 
-    n_boards = b.height
     pick = Pcg32(seed, 2**62)
     planted: list[int] = []
-    while len(planted) < min(model.anomalies, n_boards):
-        i = pick.bounded(n_boards)
+    while len(planted) < min(model.anomalies, rate.size):
+        i = pick.bounded(rate.size)
         if i not in planted:
             planted.append(i)
     planted.sort()
-    rate = true_rate(b["q_best"].to_numpy(), model)
     moved = rate.copy()
     for i in planted:
         moved[i] = rate[i] - model.shift if rate[i] - model.shift >= 0.02 else rate[i] + model.shift
+    return planted, moved
+
+
+def sessions(b: pl.DataFrame, per_board: int, days: int, model: Model, seed: int,
+             start: str = "2026-11-01") -> tuple[pl.DataFrame, dict]:
+    """(sessions, planted): ``per_board`` sessions on each board over ``days`` days."""
+    n_boards = b.height
+    rate = true_rate(b["q_best"].to_numpy(), model)
+    planted, moved = plant(rate, model, seed)
     idx = np.repeat(np.arange(n_boards), per_board)
     n = idx.size
     u = uniforms(seed, n, 11)
