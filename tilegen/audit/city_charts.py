@@ -76,7 +76,7 @@ def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure
     ]
 
 
-def _current(rows: list[dict]) -> list[dict]:
+def current(rows: list[dict]) -> list[dict]:
     """A city's rows in level order, the highest revision of each level."""
     current: dict[int, dict] = {}
     for r in rows:
@@ -94,12 +94,12 @@ def city_charts(doc) -> Section:
         fails.setdefault(doc.key(r), set()).add(r["line"])
 
     def figures(city, rows, failing):
-        failed = {r["level_id"] for r in failing if r in _current(rows)
+        failed = {r["level_id"] for r in failing if r in current(rows)
                   and fails.get(doc.key(r), set()) & TOOL_FREE_LINES}
-        return _city_figures(city, _current(rows), failed)
+        return _city_figures(city, current(rows), failed)
 
     def heading(city, rows):
-        shown = _current(rows)
+        shown = current(rows)
         return city + (" (highest revision of each level)" if len(shown) < len(rows) else "")
 
     return by_group(doc, "tilegen-plots", "Plots per city", "city_id", figures, heading)

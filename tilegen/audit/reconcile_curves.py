@@ -9,14 +9,7 @@ from __future__ import annotations
 from pipeline.reports.document import Figure, Figures, Para, Section
 from pipeline.reports.svg import Band, Series, line_chart
 
-
-def _current(rows: list[dict]) -> list[dict]:
-    """A city's rows in level order, the highest revision of each level."""
-    best: dict[int, dict] = {}
-    for r in rows:
-        if r["level_id"] not in best or r["revision"] > best[r["level_id"]]["revision"]:
-            best[r["level_id"]] = r
-    return [best[lv] for lv in sorted(best)]
+from .city_charts import current
 
 
 def city_curves(doc: dict) -> Section:
@@ -35,7 +28,7 @@ def city_curves(doc: dict) -> Section:
         "whose players sit far from its target is what the proposals below speak of."))
     figures = []
     for city, rows in sorted(by_city.items()):
-        rows = _current(rows)
+        rows = current(rows)
         levels = [r["level_id"] for r in rows]
 
         def col(name: str, rows=rows) -> list:
