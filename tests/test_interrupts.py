@@ -109,6 +109,32 @@ def test_a_signal_while_blocked_in_a_wait_that_no_wait_point_slices_raises_there
     assert e.value.signum == signal.SIGINT and reached == []
 
 
+def test_a_signal_while_the_resume_checks_a_board_kills_its_child():
+    """The spot check's child process is a wait point: the signal stops the run there
+    and the child is killed, not left to finish."""
+    from minegen.audit.generator import GENERATOR
+    from pipeline.engine import spot
+    from pipeline.engine.interrupts import interruptible
+    from pipeline.errors import Interrupted
+
+    (plan,) = GENERATOR.plans(GENERATOR.load(None), [(1, 0)])
+    children = []
+    real = subprocess.Popen
+
+    def popen(*a, **kw):
+        children.append(real(*a, **kw))
+        return children[-1]
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(spot.subprocess, "Popen", popen)
+        with pytest.raises(Interrupted):
+            with interruptible():
+                os.kill(os.getpid(), signal.SIGTERM)
+                spot.regenerate(GENERATOR, [(plan, 0)])
+    (child,) = children
+    assert child.returncode == -signal.SIGKILL
+
+
 @pytest.mark.cluster
 @pytest.mark.xdist_group("clean_scaling")  # the clean run, made once (conftest.py)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
