@@ -131,7 +131,8 @@ def test_rows_in_one_run_only_are_listed(runs):
     md = diff_render.markdown(d)
     assert "2 row(s) compared, 0 changed, 2 unchanged; 1 only before, 1 only after" in md
     assert "| 1 | 1 | *only before* | hard lines hold | 11x11, density 0.12" in md
-    assert "| 1 | 3 | *only after* | hard lines hold | 12x12, density 0.18" in md
+    # (1, 3)'s settlement check B1-CP (advisory, decision 242) warns: said beside its lines
+    assert "| 1 | 3 | *only after* | hard lines hold; B1-CP warns | 12x12, density 0.18" in md
     back = compare(runs, "layout", "base")
     assert [r.key for r in back.only_a] == [(1, 3)] and [r.key for r in back.only_b] == [(1, 1)]
 
@@ -202,7 +203,9 @@ def test_cross_version_is_refused_unless_allowed(runs, tmp_path):
     assert allowed.stdout.splitlines()[0].startswith("> **WARNING: CROSS-VERSION DIFF")
     assert "metric_version 1" in allowed.stdout and "metric_version 2" in allowed.stdout
     pages = list((out / "diffs").iterdir())
-    assert len(pages) == 1 and sorted(p.name for p in out.iterdir()) == ["diffs", "index.html"]
+    # the folder's own docs (decision 232) beside the index: nothing else
+    assert len(pages) == 1 and sorted(p.name for p in out.iterdir()) == \
+        ["diffs", "docs", "index.html"]
     page = pages[0].read_text(encoding="utf-8")
     assert 'class="banner"' in page and "CROSS-VERSION DIFF" in page
     assert page.index("CROSS-VERSION") < page.index("<h1>")
