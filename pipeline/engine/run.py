@@ -39,14 +39,19 @@ class Execution:
     later: Callable[[], Any] | None = None
     missing: str = ""  # why the report's drawings are missing, when they are
 
-    def exhibits(self, gen, wanted: list[tuple[Any, int]]) -> dict:
+    def exhibits(self, gen, wanted: list[tuple[Any, int]],
+                 meanwhile: Callable[[], None] = lambda: None) -> dict:
         """{(row key, board index): (the generator's drawing, its play page or None)} for
         (plan, board index) pairs,
         computed on the still running cluster (a board is cheap to make again: none is
         kept from the run). A run with nothing left to compute (a resume of finished rows)
         starts a cluster for them, so its report equals a clean run's. Never fails the
-        run: a drawing that cannot be had is missing, and ``missing`` says why."""
+        run: a drawing that cannot be had is missing, and ``missing`` says why.
+        ``meanwhile()``, the client's own work that needs no drawing, runs while the
+        workers draw (once, whatever happens to the drawings; its errors are the
+        caller's)."""
         if not wanted:
+            meanwhile()
             return {}
         if self.session is None and self.later is not None:
             try:
@@ -54,14 +59,20 @@ class Execution:
                 self.scheduler = f"{self.session.description} (for the drawings only)"
             except Exception as e:  # noqa: BLE001 -- the report goes without pictures
                 self.missing = f"no cluster for the board drawings ({e})"
-        if self.session is None:
+        futures = None
+        if self.session is not None:
+            try:
+                futures = self.session.client.map(
+                    exhibit, [gen] * len(wanted), [p for p, _ in wanted],
+                    [i for _, i in wanted], pure=False)
+            except Exception as e:  # noqa: BLE001 -- the report goes without pictures
+                self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
+        meanwhile()
+        if futures is None:
             return {}
-        client = self.session.client
         try:
-            futures = client.map(exhibit, [gen] * len(wanted), [p for p, _ in wanted],
-                                 [i for _, i in wanted], pure=False)
             _wait_all(futures)
-            got = client.gather(futures, errors="skip", asynchronous=False)
+            got = self.session.client.gather(futures, errors="skip", asynchronous=False)
         except Exception as e:  # noqa: BLE001 -- the report goes without pictures
             self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
             return {}

@@ -8,6 +8,7 @@ input, 3 the run could not complete.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -34,7 +35,7 @@ from .. import hints
 from . import history, latest_tune
 from ..generator import Tune, load_generator, require
 from ..options import DEFAULT_OUT, AuditOptions, parse_daily, usable_out
-from ..reports import audit_page
+from ..reports import audit_page, docsite
 from ..reports.audit_page import AuditDoc
 from ..store import atomic, runs
 from ..store.shards import ShardStore, shard_key
@@ -263,31 +264,39 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     results, failures = L.evaluate(rows, gen.lines, gen.key_fields)
     exit_code = EXIT_ASSERTION_FAILED if L.hard_failures(results) else EXIT_OK
     by_key = {gen.key(p): p for p in plans}
+    tables, copied = {**got.side}, {}
+
+    def meanwhile() -> None:
+        """What needs no drawing, done while the workers draw (decision 264)."""
+        tables.update(gen.run_tables(rows, catalog))
+        with atomic.os_errors(tmp / "aggregates.parquet"):
+            rows.write_parquet(tmp / "aggregates.parquet")
+            flat(rows).write_csv(tmp / "aggregates.csv")
+            for name, frame in tables.items():
+                flat(frame).write_csv(tmp / f"{name}.csv")
+        # the tables as the run read them: diff reads a table change from two runs' copies
+        # (decision 221), whatever happened to the root since
+        copied["tables"] = copy_root(catalog.root, tmp / "tables", catalog.content_hash) \
+            if hasattr(catalog, "root") and hasattr(catalog, "content_hash") else False
+        (tmp / "assertions.json").write_text(runs.to_json({
+            "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
+            "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
+        if index:  # the docs the pages cite; history.refresh says it when they cannot be
+            with contextlib.suppress(OSError):
+                docsite.write(site)
+
     made = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
-                             if k in by_key])
+                             if k in by_key], meanwhile=meanwhile)
     ex.close_soon()
     drawings = {k: drawing for k, (drawing, _) in made.items()}
     pages = _write_pages(tmp, {k: page for k, (_, page) in made.items() if page})
-    tables = {**got.side, **gen.run_tables(rows, catalog)}
     t3 = time.perf_counter()
     manifest.update({
         "scheduler": ex.scheduler, "workers": ex.workers, "exit_code": exit_code,
         "records_sha256": got.records_sha256, "boards": got.boards,
         "timings_s": {**timings, **ex.timings, "finish": round(t3 - t2, 3)},
+        "tables_copied": copied["tables"],
     })
-    with atomic.os_errors(tmp / "aggregates.parquet"):
-        rows.write_parquet(tmp / "aggregates.parquet")
-        flat(rows).write_csv(tmp / "aggregates.csv")
-        for name, frame in tables.items():
-            flat(frame).write_csv(tmp / f"{name}.csv")
-    # the tables as the run read them: diff reads a table change from two runs' copies
-    # (decision 221), whatever happened to the root since
-    manifest["tables_copied"] = copy_root(catalog.root, tmp / "tables",
-                                          catalog.content_hash) \
-        if hasattr(catalog, "root") and hasattr(catalog, "content_hash") else False
-    (tmp / "assertions.json").write_text(runs.to_json({
-        "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
-        "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
     notes = gen.summary_notes(rows)
     if ex.missing:  # a report without its pictures says so
         manifest["drawings_missing"] = ex.missing

@@ -182,6 +182,13 @@ def page(name: str, text: str, names: set[str], digest: str) -> str:
         body, "</body>", "</html>"]) + "\n"
 
 
+@functools.lru_cache(maxsize=64)
+def _rendered(name: str, text: str, names: frozenset[str], digest: str) -> bytes:
+    """``page`` as bytes, kept for the process: a process that writes several output
+    folders (a tune's, a test session's) renders each doc once, not once per folder."""
+    return page(name, text, set(names), digest).encode("utf-8")
+
+
 def write(out: str | os.PathLike) -> list[Path]:
     """Render every shipped doc into ``<out>/docs/<name>.html`` where the page is missing
     or was made from other sources; returns the pages written (an OSError is the
@@ -203,6 +210,6 @@ def write(out: str | os.PathLike) -> list[Path]:
         if m and m.group(1) == digest:
             continue
         folder.mkdir(parents=True, exist_ok=True)
-        data = page(name, text, names, digest).encode("utf-8")
+        data = _rendered(name, text, frozenset(names), digest)
         written.append(atomic.write_file(target, lambda p, d=data: p.write_bytes(d)))
     return written

@@ -332,6 +332,7 @@ def _on_dask(args, run_dir: Path) -> dict:
     an embedded LocalCluster on loopback, or --scheduler); the same result as locally.
     Each file's tally is added to the totals as it finishes (``as_completed``) and then
     released, so neither this process nor the workers hold every file's tallies."""
+    from pipeline.engine import interrupts
     from pipeline.engine.session import session
     from pipeline.options import AuditOptions, check
 
@@ -348,6 +349,9 @@ def _on_dask(args, run_dir: Path) -> dict:
             arriving = as_completed(futures, with_results=True)
             del futures  # as_completed holds each until it is yielded: then it is ours
             for future, part in arriving:
+                # a wait point: a signal that came while the totals were being added (not
+                # in as_completed's own wait, where it raises at once) stops the run here
+                interrupts.check()
                 i = index[future.key]
                 future.release()  # its result leaves the worker's memory
                 del future
