@@ -58,3 +58,35 @@ def test_a_share_line_says_when_it_passes_within_noise():
     assert noise == {1: (True, True), 2: (True, False), 3: (False, False)}
     assert results[0]["interval"] == list(share_interval(0.953125, 256))
     assert within_noise(tuple(results[0]["interval"]), 0.95)
+
+
+@settings(max_examples=60, derandomize=True)
+@given(data=st.data())
+def test_judging_frames_together_equals_judging_each(data):
+    """``evaluate_many`` (a tune's candidates in one Pandera pass) gives each frame the
+    results ``evaluate`` gives it alone: frames of one row or several, values that fail,
+    pass, or do not apply (null), hard and advisory lines, and two schemas (an integer
+    column in some frames, a float one in others)."""
+    import warnings
+
+    from pipeline.analysis.lines import evaluate_many
+
+    lines = [Line("B", "share", ">=", 0.95, True, "share of boards", trials="boards"),
+             Line("G", "count", "==", 0, True, "boards that fail"),
+             Line("W", "share", ">=", 0.99, False, "an advisory share")]
+    frames = []
+    for f in range(data.draw(st.integers(1, 6))):
+        n = data.draw(st.integers(1, 3))
+        shares = data.draw(st.lists(st.one_of(st.none(), st.sampled_from(
+            [0.5, 0.95, 0.953125, 0.99, 1.0])), min_size=n, max_size=n))
+        counts = data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+        as_float = data.draw(st.booleans())
+        frames.append(pl.DataFrame({
+            "row": [10 * f + i for i in range(n)], "share": pl.Series(shares, dtype=pl.Float64),
+            "boards": [256] * n,
+            "count": pl.Series(counts, dtype=pl.Float64 if as_float else pl.Int64)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = [evaluate(f, lines, ("row",))[0] for f in frames]
+        together = evaluate_many(frames, lines, ("row",))
+    assert together == alone

@@ -171,24 +171,6 @@ def test_an_audit_shows_its_verdict_a_failing_row_and_its_board(browser, pages, 
         assert "generate" in board.locator("figcaption").inner_text()
 
 
-@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "tilegen daily"])
-def test_every_drawn_board_links_a_play_page_that_opens_clean(browser, pages, name):
-    with open_page(browser, pages[name]) as (page, _):
-        figures = page.locator("figure[id^='board-']")
-        links = page.locator("figure[id^='board-'] figcaption a", has_text="Play this board")
-        assert figures.count() > 0 and links.count() == figures.count()
-        targets = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    for href in targets:
-        target = pages[name].parent / href
-        assert target.is_file(), href
-        with open_page(browser, target) as (play, errors):
-            assert play.locator("#board").is_visible(), href
-            assert play.locator("#status").inner_text().strip(), href
-            wide = play.evaluate("document.documentElement.scrollWidth")
-            assert wide <= WIDTH, f"{href}: {wide} px wide at {WIDTH}"
-            assert errors == [], (href, errors)
-
-
 def test_the_tune_page_says_what_to_change_and_how(browser, pages):
     with open_page(browser, pages["minegen tune"]) as (page, errors):
         assert errors == []
@@ -500,7 +482,49 @@ def test_a_published_output_folder_cites_nothing_outside_itself(pages, published
     assert bad == []
 
 
-def test_every_link_of_a_published_copy_resolves(browser, published):
+@pytest.fixture(scope="module")
+def visited(browser, published):
+    """Every page of the published copy opened once in Chromium at 1024 px, served over
+    loopback HTTP (the server stays up for the module's tests): (base URL, {path relative
+    to the copy: what the page showed}). Each visit holds the response status, the console
+    errors, every href / src, and, for a play page, whether ``#board`` is visible, the
+    ``#status`` text and the page's scroll width. The link crawl and the play-page test
+    read the same visits (each page is opened once, not once per test)."""
+    from urllib.parse import urljoin
+
+    html_pages = sorted(published.rglob("*.html"))
+    seen: dict[str, dict] = {}
+    with _served(published) as base:
+        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        said: list[str] = []
+        # the browser's own request for the server's /favicon.ico is no link of a page
+        icon = urljoin(base, "/favicon.ico")
+        page.on("console", lambda m: said.append(m.text) if m.type == "error"
+                and m.location.get("url") != icon else None)
+        page.on("pageerror", lambda e: said.append(str(e)))
+        try:
+            for path in html_pages:
+                rel = path.relative_to(published).as_posix()
+                said.clear()
+                response = page.goto(urljoin(base, rel), wait_until="load")
+                visit = {"status": response and response.status, "links": [], "errors": []}
+                seen[rel] = visit
+                if visit["status"] != 200:
+                    continue
+                visit["links"] = page.eval_on_selector_all(
+                    "[href], [src]", "els => els.map(e => e.getAttribute('href') ?? "
+                    "e.getAttribute('src'))")
+                if path.parent.name == "play":
+                    visit.update(board=page.locator("#board").is_visible(),
+                                 said=page.locator("#status").inner_text().strip(),
+                                 width=page.evaluate("document.documentElement.scrollWidth"))
+                visit["errors"] = list(said)
+        finally:
+            page.close()
+        yield base, seen
+
+
+def test_every_link_of_a_published_copy_resolves(published, visited):
     """Served over loopback HTTP from the copy: every page opens (200) with no console
     error, and every href / src on it answers 200 from the same server, its #anchor an id
     of the target page. A link outside the served folder (another host, another scheme, an
@@ -509,7 +533,9 @@ def test_every_link_of_a_published_copy_resolves(browser, published):
     from urllib.parse import unquote, urldefrag, urljoin, urlsplit
     from urllib.request import urlopen
 
-    html_pages = sorted(published.rglob("*.html"))
+    base, seen = visited
+    assert set(seen) == {p.relative_to(published).as_posix()
+                         for p in published.rglob("*.html")}
     ids: dict[str, set[str]] = {}
     status: dict[str, int] = {}
 
@@ -529,44 +555,50 @@ def test_every_link_of_a_published_copy_resolves(browser, published):
         return ids[url]
 
     broken, errors, followed = [], [], 0
-    with _served(published) as base:
-        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-        said: list[str] = []
-        # the browser's own request for the server's /favicon.ico is no link of a page
-        icon = urljoin(base, "/favicon.ico")
-        page.on("console", lambda m: said.append(m.text) if m.type == "error"
-                and m.location.get("url") != icon else None)
-        page.on("pageerror", lambda e: said.append(str(e)))
-        try:
-            for path in html_pages:
-                rel = path.relative_to(published).as_posix()
-                url = urljoin(base, rel)
-                said.clear()
-                response = page.goto(url, wait_until="load")
-                if response is None or response.status != 200:
-                    broken.append(f"{rel}: opened with {response and response.status}")
-                    continue
-                if said:
-                    errors.append(f"{rel}: {said[:3]}")
-                links = page.eval_on_selector_all(
-                    "[href], [src]", "els => els.map(e => e.getAttribute('href') ?? "
-                    "e.getAttribute('src'))")
-                for link in links:
-                    if link.startswith("data:"):  # inside the page itself
-                        continue
-                    target, frag = urldefrag(urljoin(url, link))
-                    followed += 1
-                    if not target.startswith(base):
-                        broken.append(f"{rel}: {link} leaves the published folder")
-                    elif answer(target) != 200:
-                        broken.append(f"{rel}: {link} answers {answer(target)}")
-                    elif frag and unquote(frag) not in anchors_of(target):
-                        broken.append(f"{rel}: {link} has no anchor #{frag}")
-        finally:
-            page.close()
-    assert followed > len(html_pages)  # the pages do link each other and the docs
+    for rel, visit in seen.items():
+        url = urljoin(base, rel)
+        if visit["status"] != 200:
+            broken.append(f"{rel}: opened with {visit['status']}")
+            continue
+        if visit["errors"]:
+            errors.append(f"{rel}: {visit['errors'][:3]}")
+        for link in visit["links"]:
+            if link.startswith("data:"):  # inside the page itself
+                continue
+            target, frag = urldefrag(urljoin(url, link))
+            followed += 1
+            if not target.startswith(base):
+                broken.append(f"{rel}: {link} leaves the published folder")
+            elif answer(target) != 200:
+                broken.append(f"{rel}: {link} answers {answer(target)}")
+            elif frag and unquote(frag) not in anchors_of(target):
+                broken.append(f"{rel}: {link} has no anchor #{frag}")
+    assert followed > len(seen)  # the pages do link each other and the docs
     assert broken == [], broken[:20]
     assert errors == [], errors[:10]
+
+
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "tilegen daily"])
+def test_every_drawn_board_links_a_play_page_that_opens_clean(browser, pages, name,
+                                                              published, visited):
+    """Each drawn board's "Play this board" link opens a play page (from the published
+    copy's visits: each page opened once in Chromium at 1024 px) that shows the board and
+    its status, fits 1024 px and logs no console error."""
+    with open_page(browser, pages[name]) as (page, _):
+        figures = page.locator("figure[id^='board-']")
+        links = page.locator("figure[id^='board-'] figcaption a", has_text="Play this board")
+        assert figures.count() > 0 and links.count() == figures.count()
+        targets = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    _, seen = visited
+    folder = pages[name].parent.relative_to(pages["index"].parent)
+    for href in targets:
+        target = pages[name].parent / href
+        assert target.is_file(), href
+        play = seen[(folder / href).as_posix()]
+        assert play["status"] == 200 and play["board"], href
+        assert play["said"], href
+        assert play["width"] <= WIDTH, f"{href}: {play['width']} px wide at {WIDTH}"
+        assert play["errors"] == [], (href, play["errors"])
 
 
 # ------------------------------------------ a first screen that decides (issue 31, item 1)

@@ -177,7 +177,8 @@ def test_the_whole_table_judges_a_change(tmp_path, cluster):
     base = run_audit(AuditOptions(rows=("3:0", "3:2"), n=4, scheduler=cluster,
                                   out=str(tmp_path / "out")), progress=False)
     curve = Curve(GENERATOR, GENERATOR.load(None), runs.load_run(base.run_dir,
-                                                                 GENERATOR.key_fields))
+                                                                 GENERATOR.key_fields),
+                  tmp_path / "scratch")
     # the rows' own figures as a candidate that fixed B would deliver
     raw = curve.raw.with_columns(pl.lit(1.0).alias("regions_full_share"))
     at0, at2 = (raw.filter(pl.col("node_depth") == d) for d in (0, 2))

@@ -154,6 +154,28 @@ def evaluate(frame: pl.DataFrame, lines: Sequence[Line], key_fields: Sequence[st
     return results, failures.join(idx_key, on="index", how="left")
 
 
+def evaluate_many(frames: Sequence[pl.DataFrame], lines: Sequence[Line],
+                  key_fields: Sequence[str]) -> list[list[dict]]:
+    """``evaluate(frame, ...)[0]`` of each frame (a tune's candidates, a sweep's values),
+    with one Pandera pass per group of frames of the same schema instead of one per frame:
+    a pass costs per check, not per row, and a line is judged row by row (the results of a
+    row do not depend on the other rows), so each frame's share of the pass is its own
+    evaluation."""
+    out: list[list[dict] | None] = [None] * len(frames)
+    groups: dict[tuple, list[int]] = {}
+    for i, frame in enumerate(frames):
+        groups.setdefault(tuple(frame.schema.items()), []).append(i)
+    for members in groups.values():
+        together = pl.concat([frames[i] for i in members], how="vertical")
+        results, _ = evaluate(together, lines, key_fields)
+        n, at = together.height, 0
+        for i in members:
+            h = frames[i].height
+            out[i] = [r for k in range(len(lines)) for r in results[k * n + at:k * n + at + h]]
+            at += h
+    return out
+
+
 def hard_failures(results: list[dict]) -> list[dict]:
     return [r for r in results if r["hard"] and r["passed"] is False]
 

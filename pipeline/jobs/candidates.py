@@ -50,7 +50,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
                      for fld, values in gen.tune_candidates(catalog, key, names)
                      for value in values] for key, names in todo.items()}
     tried, scheduler = _round(gen, catalog, a, base, folder, "candidates", singles, progress)
-    curve = Curve(gen, catalog, base)
+    curve = Curve(gen, catalog, base, folder)
     pairs = {key: _pairs(tried[key]) for key in todo if not _keeps_alone(curve, key, tried[key])}
     more, scheduler2 = _round(gen, catalog, a, base, folder, "pairs",
                               {k: v for k, v in pairs.items() if v}, progress)
@@ -255,8 +255,8 @@ def _run(gen, a: AuditOptions, base: runs.Run, folder: Path, name: str, out: dic
                  a.seeds_per_task, store, expects, progress, what="tune",
                  announce=announce) as ex:
         ex.close_soon()
-        verdicts = [_verdict(gen, got)
-                    for _, got in collect_each(gen, store.rows(list(range(len(plans)))))]
+        verdicts = _verdicts(gen, [got for _, got in collect_each(
+            gen, store.rows(list(range(len(plans)))))])
     for (key, entry), v in zip(meta, verdicts):
         out[key].append(_evaluated(gen, base.rows.get(key) or {}, entry, v))
     for key in out:
@@ -265,17 +265,22 @@ def _run(gen, a: AuditOptions, base: runs.Run, folder: Path, name: str, out: dic
     return out, ex.scheduler
 
 
-def _verdict(gen, got) -> dict:
-    """A candidate's lines and figures from its collected records."""
-    frame = gen.row_columns(got.rows.drop(ROW), None)
-    results, _ = L.evaluate(frame, gen.lines, gen.key_fields)
-    hard = [r for r in results if r["hard"] and r["applies"]]
-    return {"holds": not L.hard_failures(results), "records_sha256": got.records_sha256,
+def _verdicts(gen, collected: list) -> list[dict]:
+    """Each candidate's lines and figures from its collected records (the lines of every
+    candidate judged in one Pandera pass: ``lines.evaluate_many``)."""
+    frames = [gen.row_columns(got.rows.drop(ROW), None) for got in collected]
+    out = []
+    for got, frame, results in zip(collected, frames,
+                                    L.evaluate_many(frames, gen.lines, gen.key_fields)):
+        hard = [r for r in results if r["hard"] and r["applies"]]
+        out.append({
+            "holds": not L.hard_failures(results), "records_sha256": got.records_sha256,
             "row": frame.to_dicts()[0], "_raw": got.rows.drop(ROW),
             "lines": {r["line"]: {"observed": r["observed"], "passed": r["passed"],
                                   **({"interval": r["interval"],
                                       "within_noise": r["within_noise"]}
-                                     if "interval" in r else {})} for r in hard}}
+                                     if "interval" in r else {})} for r in hard}})
+    return out
 
 
 def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:

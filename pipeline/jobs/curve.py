@@ -32,8 +32,10 @@ class Curve:
     """The baseline table and run a tune starts from; ``breaks`` judges a set of
     changes."""
 
-    def __init__(self, gen, catalog, base: runs.Run):
-        self.gen, self.catalog, self.base = gen, catalog, base
+    def __init__(self, gen, catalog, base: runs.Run, scratch: Path):
+        """``scratch``: a folder inside the job's output folder, where each judged set's
+        patched tables are written and removed again (nothing outside --out)."""
+        self.gen, self.catalog, self.base, self.scratch = gen, catalog, base, Path(scratch)
         have = pl.read_parquet_schema(base.path / "aggregates.parquet")
         self.raw = pl.read_parquet(base.path / "aggregates.parquet",
                                    columns=[c for c in raw_columns(gen) if c in have])
@@ -55,7 +57,8 @@ class Curve:
         it keeps every line."""
         gen = self.gen
         self.checked += 1
-        with tempfile.TemporaryDirectory(prefix="minegen-curve-") as scratch:
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="curve-", dir=self.scratch) as scratch:
             root = Path(scratch) / "tables"
             gen.patch_tables(self.catalog, root, {k: c for k, (c, _) in changes.items()})
             proposed = gen.load(str(root))
