@@ -125,3 +125,32 @@ def test_fail_steps_count_only_failed_sessions(tmp_path):
                                                                     "first_fail_step")
     assert steps.select("level_id", "first_fail_step").rows() == \
         want.select("level_id", "first_fail_step").rows()
+
+
+def test_players_who_never_go_on_fit_without_warnings_and_write_json(tmp_path):
+    """Players seen once each, on level 1 (a day of first sessions): no level after it is
+    reached, so its rates do not exist. The funnel says so with null (reconcile.json stays
+    JSON any reader parses: no NaN) and the console shows no numpy warning."""
+    import json
+    import warnings
+
+    from test_reconcile_input import PROD, make_run
+
+    run = make_run(tmp_path / "run")
+    n = 400
+    pl.DataFrame({
+        "city_id": "beijing", "level_id": 1, "revision": 1,
+        "seed": pl.Series([int(PROD)] * n, dtype=pl.UInt64),
+        "result": ["win" if i % 2 else "fail" for i in range(n)], "revived": 0,
+        "peak_slot_usage": 3, "undo_uses": 0, "remove_uses": 0, "shuffle_uses": 0,
+        "time_spent_sec": 60.5, "first_fail_step": 9, "date": "2026-11-30",
+        "player_id": [f"p{i}" for i in range(n)]}).write_parquet(tmp_path / "day.parquet")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = progress.part(tmp_path / "day.parquet", run, n)
+    assert [str(w.message) for w in caught] == []
+    city = out["cities"]["beijing"]
+    assert city["observed"]["reach"][1:] == [0.0] * 5
+    assert city["observed"]["pass_rate"][0] == 0.5 and city["observed"]["pass_rate"][1:] == \
+        [None] * 5
+    json.dumps(out, allow_nan=False)  # raises on a NaN or an infinity

@@ -87,16 +87,26 @@ def part(telemetry: Path, run_dir: Path, total: int) -> dict:
     out: dict = {"players": h["players"], "irregular": h["irregular"],
                  "sampled": h["sampled"], "min_players": MIN_PLAYERS, "cities": {}}
     groups = {c: r for c, r in h["groups"].items() if r.shape[0] >= MIN_PLAYERS}
-    if groups:
+    if not groups:
+        return out
+    # a level no player reaches has no rate (0 / 0), and the search may try a parameter
+    # at its edge (log 0): both are handled, neither is news for the person at the console
+    with np.errstate(divide="ignore", invalid="ignore"):
         f = fit.fit(groups)
         out["params"] = vars(f["params"]).copy()
         out["held_out"] = fit.held_out(groups, start=f["params"])
         for c, rec in groups.items():
             obs, pred = fit.observed(rec), model.predict(f["lam"][c], f["params"])
             out["cities"][c] = {"players": int(rec.shape[0]),
-                                "observed": {k: [float(x) for x in obs[k]] for k in
+                                "observed": {k: _figures(obs[k]) for k in
                                              ("reach", "attempts", "pass_rate")},
-                                "predicted": {k: [float(x) for x in pred[k]] for k in
+                                "predicted": {k: _figures(pred[k]) for k in
                                               ("reach", "attempts", "pass_rate", "churn")},
-                                "lam": [float(x) for x in f["lam"][c]]}
+                                "lam": _figures(f["lam"][c])}
     return out
+
+
+def _figures(values) -> list[float | None]:
+    """A level's figures as JSON numbers; null where none exists (a rate of a level no
+    player reached): reconcile.json stays JSON that any reader parses (no NaN)."""
+    return [float(x) if np.isfinite(x) else None for x in values]
