@@ -331,9 +331,10 @@ def test_tests_sharing_a_session_fixture_of_conftest_carry_its_group(request):
 
 def test_rows_collected_each_equal_rows_collected_alone_and_bad_records_still_raise(
         default_tables):
-    """``collect_each`` (a tune's candidates, a sweep's values) validates the records in
-    batches, then collects each row alone: the same digest and aggregates as collecting it
-    by itself, in every batching; a block that breaks the declared record still raises."""
+    """``collect_each`` (a tune's candidates, a sweep's values) validates and aggregates
+    the records in batches: the same digest, aggregates and side tables as collecting each
+    row by itself, in every batching; a block that breaks the declared record still
+    raises."""
     from minegen.plan import plan_row
     from pipeline.analysis.collect import collect, collect_each
     from pipeline.analysis.records import RecordsError
@@ -349,6 +350,8 @@ def test_rows_collected_each_equal_rows_collected_alone_and_bad_records_still_ra
         for (_, got), want in zip(each, alone):
             assert got.records_sha256 == want.records_sha256
             assert got.rows.equals(want.rows) and got.boards == want.boards == 8
+            assert got.side.keys() == want.side.keys()
+            assert all(got.side[k].equals(want.side[k]) for k in want.side)
     broken = frames[1][1].with_columns(pl.lit(5).cast(pl.Int64).alias("width"))  # ge 8
     with pytest.raises(RecordsError, match="width"):
         list(collect_each(GENERATOR, [frames[0], (1, broken)], batch_boards=10_000))

@@ -116,9 +116,22 @@ def collect_each(gen, frames: Iterable[tuple[int, pl.DataFrame]],
     boards = 0
 
     def flush() -> Iterator[tuple[int, Collected]]:
-        records.validate(fields, pl.concat([f for _, f in pending]))
-        for pos, frame in pending:
-            yield pos, collect(gen, [(pos, frame)], None, batch_boards, validate=False)
+        # one frame, each row's records under its own ROW value (its place in the batch):
+        # validated and aggregated in one pass each; an aggregation runs within its group,
+        # so each row's aggregates are those ``collect`` gives it alone (a test holds them
+        # equal); the digest and the side tables stay per row
+        batch = pl.concat([f.with_columns(pl.lit(i, pl.Int64).alias(ROW))
+                           for i, (_, f) in enumerate(pending)])
+        records.validate(fields, batch.drop(ROW))
+        aggs = (batch.lazy().group_by(ROW, maintain_order=True)
+                .agg(*(pl.first(k) for k in gen.key_fields), *gen.aggregations()).collect())
+        parts = aggs.partition_by(ROW, as_dict=True, include_key=True)
+        for i, (pos, frame) in enumerate(pending):
+            rows = parts.get((i,), aggs.clear()).with_columns(pl.lit(pos, pl.Int64).alias(ROW))
+            digest = records.RecordsDigest(fields)
+            digest.update(frame)
+            side = {name: lf.collect() for name, lf in gen.side_tables(frame.lazy()).items()}
+            yield pos, Collected(rows, side, digest.hexdigest(), frame.height)
 
     for pos, frame in frames:
         pending.append((pos, frame))
