@@ -26,7 +26,7 @@ def _tree(root: Path) -> set[str]:
 # collects nothing), and tests/test_house.py holds the reading to what pytest collects.
 # Tests of several modules that share a session fixture of this file (SHARED_GROUPS: the
 # fixture's name) carry ``pytest.mark.xdist_group(<name>)``; a group runs on one worker.
-PER_WORKER = {"cluster", "browser", "node", "default_tables", "fixture_tables"}
+PER_WORKER = {"cluster", "browser", "node", "default_tables", "fixture_tables", "tile_run"}
 SHARED_GROUPS = {"clean_scaling"}
 
 
@@ -114,6 +114,16 @@ def default_tables():
     from minegen.table_loader import load_tables
 
     return load_tables()
+
+
+@pytest.fixture(scope="session")
+def tile_run(tmp_path_factory) -> Path:
+    """A tilegen audit run folder as reconcile reads it (``test_reconcile_input.make_run``:
+    every row's production board and audit boards 0 and 1, no cluster), made once per
+    worker for every reconcile test. Read it; never write into it."""
+    from test_reconcile_input import make_run
+
+    return make_run(tmp_path_factory.mktemp("tile-run") / "run")
 
 
 @pytest.fixture(scope="session")

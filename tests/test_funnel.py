@@ -127,16 +127,16 @@ def test_fail_steps_count_only_failed_sessions(tmp_path):
         want.select("level_id", "first_fail_step").rows()
 
 
-def test_players_who_never_go_on_fit_without_warnings_and_write_json(tmp_path):
+def test_players_who_never_go_on_fit_without_warnings_and_write_json(tmp_path, tile_run):
     """Players seen once each, on level 1 (a day of first sessions): no level after it is
     reached, so its rates do not exist. The funnel says so with null (reconcile.json stays
     JSON any reader parses: no NaN) and the console shows no numpy warning."""
     import json
     import warnings
 
-    from test_reconcile_input import PROD, make_run
+    from test_reconcile_input import PROD
 
-    run = make_run(tmp_path / "run")
+    run = tile_run
     n = 400
     pl.DataFrame({
         "city_id": "beijing", "level_id": 1, "revision": 1,

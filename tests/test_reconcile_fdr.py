@@ -197,19 +197,17 @@ def test_the_players_pass_rate_counts_first_attempts(tmp_path):
         assert totals.result()["firsts"].equals(t["firsts"])
 
 
-def test_the_page_opens_with_its_verdict_and_the_chart(tmp_path):
+def test_the_page_opens_with_its_verdict_and_the_chart(tmp_path, tile_run):
     """The reconcile page of flat synthetic players (their rate follows q_best, at its
     ceiling on most rows): the verdict comes first and says the sessions are synthetic and
     the calibration uninformative before any count; the chart has a point with both
     intervals for every row with a prediction; the JSON's rows carry both figures."""
-    from test_reconcile_input import make_run
-
     from tilegen.audit.reconcile import reconcile
     from tilegen.audit.reconcile_page import html
     from tilegen.table_loader import load_tables
     from tilegen.telemetry import synth
 
-    run = make_run(tmp_path / "run")
+    run = tile_run
     frame, info = synth.sessions(synth.boards(load_tables(), 3), 200, 10,
                                  synth.Model(revive_rate=0.0), 4)
     frame = frame.with_columns(pl.lit(0, pl.Int64).alias(c) for c in (

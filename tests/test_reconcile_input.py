@@ -65,8 +65,8 @@ def make_run(folder: Path, seeds: int = 3) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    return make_run(tmp_path_factory.mktemp("run") / "run")
+def run_dir(tile_run) -> Path:
+    return tile_run
 
 
 def reconcile(run_dir: Path, out: Path, telemetry) -> subprocess.CompletedProcess:

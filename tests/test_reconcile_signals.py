@@ -16,21 +16,20 @@ from pathlib import Path
 import polars as pl
 import pytest
 from test_operations import group_gone
-from test_reconcile_input import make_run
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = 400  # copies of one day's file: 20 s or more of tallying, far longer than the test
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory):
+def inputs(tmp_path_factory, tile_run):
     """(a run folder, a telemetry folder of FILES Parquet files of 5,400 sessions each on
     that run's boards)."""
     from tilegen.table_loader import load_tables
     from tilegen.telemetry import synth
 
     root = tmp_path_factory.mktemp("sig")
-    run = make_run(root / "run")
+    run = tile_run
     frame, _ = synth.sessions(synth.boards(load_tables(), 3), 50, 1, synth.Model(), 7)
     days = root / "days"
     days.mkdir()

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from test_reconcile_input import PROD, make_run
+from test_reconcile_input import PROD
 
 from tilegen.audit.reconcile import reconcile
 from tilegen.table_loader import load_tables
@@ -25,11 +25,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
+def dataset(tmp_path_factory, tile_run):
     """(a run folder, a dataset of six date files: exact duplicates in two, bad rows of two
     reasons in three, a session of a row the run does not hold in one)."""
     root = tmp_path_factory.mktemp("totals")
-    run = make_run(root / "run")
+    run = tile_run
     frame, _ = synth.sessions(synth.boards(load_tables(), 3), 8, 6, synth.Model(), 3)
     data = root / "by-date"
     for k, (date, part) in enumerate(sorted(frame.group_by("date"), key=lambda t: t[0])):
@@ -113,11 +113,11 @@ def _peak_rss_kb(run: Path, data: Path, out: Path) -> int:
 
 
 @pytest.mark.slow
-def test_memory_follows_the_largest_file_not_the_file_count(tmp_path):
+def test_memory_follows_the_largest_file_not_the_file_count(tmp_path, tile_run):
     """The same 2 M sessions in 10 files and in 100: with every file's time histogram held
     to the end, the 100 files peaked at about twice the 10 files' RSS; added as they
     arrive, 100 smaller files take no more than 10 larger ones."""
-    run = make_run(tmp_path / "run")
+    run = tile_run
     rng = np.random.default_rng(1)
     peaks = {}
     for files in (10, 100):
