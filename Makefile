@@ -18,14 +18,19 @@ $(STAMP): pyproject.toml requirements.lock
 
 # The test command (.ci/run calls it): two pytest-xdist workers; tests that share a module's
 # fixture run on one worker (conftest.py). pytest exit 5 = "no tests collected": a failure here.
+# Bytecode is kept (__pycache__, ignored by git) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: without it every worker rewrites the assertions of every test
+# module again (collection 6 s instead of 2 s), and every CLI or Dask process the tests
+# start compiles the project's modules again.
 XDIST  ?= -n 2 --dist loadgroup
+KEEPPYC := PYTHONDONTWRITEBYTECODE=
 test: $(STAMP)
-	@$(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS); rc=$$?; \
+	@$(KEEPPYC) $(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The quick lane for a developer's loop: no cluster, nothing marked slow (about a minute).
 test-fast: $(STAMP)
-	@MINEGEN_FUZZ_SCALE=0.2 $(PY) -m pytest -q $(XDIST) -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
+	@$(KEEPPYC) MINEGEN_FUZZ_SCALE=0.2 $(PY) -m pytest -q $(XDIST) -m "not cluster and not slow" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # Line coverage of the whole suite (one process, subprocesses and Dask workers measured
