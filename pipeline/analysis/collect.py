@@ -36,13 +36,23 @@ class Collected:
     boards: int = 0
 
 
-class Collector:
-    """``validate=False``: the caller has validated the records already (``collect_each``)."""
+def _aggregate(gen, batch: pl.DataFrame) -> pl.DataFrame:
+    """One row per ROW value of ``batch``: ROW, the key fields, the generator's
+    aggregations (each runs within its group: a row's figures do not depend on the batch
+    it came in)."""
+    return (batch.lazy().group_by(ROW, maintain_order=True)
+            .agg(*(pl.first(k) for k in gen.key_fields), *gen.aggregations()).collect())
 
-    def __init__(self, gen, records_path: Path | None, batch_boards: int = BATCH_BOARDS,
-                 validate: bool = True):
+
+def _side_tables(gen, plain: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    return {name: lf.collect() for name, lf in gen.side_tables(plain.lazy()).items()}
+
+
+class Collector:
+    """The finishing pass of one run (see the module's docstring)."""
+
+    def __init__(self, gen, records_path: Path | None, batch_boards: int = BATCH_BOARDS):
         self.gen = gen
-        self.validate = validate
         self.fields = tuple(gen.record)
         self.records_path = records_path
         self.batch_boards = batch_boards
@@ -67,8 +77,7 @@ class Collector:
         batch = pl.concat(self._pending)
         self._pending, self._pending_boards = [], 0
         plain = batch.drop(ROW)
-        if self.validate:
-            records.validate(self.fields, plain)
+        records.validate(self.fields, plain)
         self._digest.update(plain)
         if self.records_path is not None:
             table = plain.to_arrow()
@@ -77,11 +86,9 @@ class Collector:
                     self._writer = pq.ParquetWriter(self.records_path, table.schema,
                                                     compression="zstd")
                 self._writer.write_table(table)
-        self._aggs.append(batch.lazy().group_by(ROW, maintain_order=True)
-                          .agg(*(pl.first(k) for k in self.gen.key_fields),
-                               *self.gen.aggregations()).collect())
-        for name, lf in self.gen.side_tables(plain.lazy()).items():
-            self._side.setdefault(name, []).append(lf.collect())
+        self._aggs.append(_aggregate(self.gen, batch))
+        for name, frame in _side_tables(self.gen, plain).items():
+            self._side.setdefault(name, []).append(frame)
 
     def finish(self) -> Collected:
         try:
@@ -97,9 +104,9 @@ class Collector:
 
 
 def collect(gen, frames: Iterable[tuple[int, pl.DataFrame]], records_path: Path | None,
-            batch_boards: int = BATCH_BOARDS, validate: bool = True) -> Collected:
+            batch_boards: int = BATCH_BOARDS) -> Collected:
     """``frames``: (position, that row's records) in position order."""
-    c = Collector(gen, records_path, batch_boards, validate)
+    c = Collector(gen, records_path, batch_boards)
     for pos, frame in frames:
         c.feed(pos, frame)
     return c.finish()
@@ -108,9 +115,10 @@ def collect(gen, frames: Iterable[tuple[int, pl.DataFrame]], records_path: Path 
 def collect_each(gen, frames: Iterable[tuple[int, pl.DataFrame]],
                  batch_boards: int = BATCH_BOARDS) -> Iterator[tuple[int, Collected]]:
     """Each row collected on its own (its own digest and aggregates: a sweep's value, a
-    tune's candidate), in the order given. Their records are validated together, in
-    batches of about ``batch_boards`` boards: a Pandera pass costs per check, not per row,
-    so one pass per batch instead of one per row (hundreds of candidates in a tune)."""
+    tune's candidate), in the order given. Their records are validated and aggregated
+    together, in batches of about ``batch_boards`` boards: a Pandera pass and a group-by
+    cost per check and per expression, not per row, so one pass per batch instead of one
+    per row (hundreds of candidates in a tune)."""
     fields = tuple(gen.record)
     pending: list[tuple[int, pl.DataFrame]] = []
     boards = 0
@@ -123,15 +131,12 @@ def collect_each(gen, frames: Iterable[tuple[int, pl.DataFrame]],
         batch = pl.concat([f.with_columns(pl.lit(i, pl.Int64).alias(ROW))
                            for i, (_, f) in enumerate(pending)])
         records.validate(fields, batch.drop(ROW))
-        aggs = (batch.lazy().group_by(ROW, maintain_order=True)
-                .agg(*(pl.first(k) for k in gen.key_fields), *gen.aggregations()).collect())
+        aggs = _aggregate(gen, batch)
         parts = aggs.partition_by(ROW, as_dict=True, include_key=True)
         for i, (pos, frame) in enumerate(pending):
             rows = parts.get((i,), aggs.clear()).with_columns(pl.lit(pos, pl.Int64).alias(ROW))
-            digest = records.RecordsDigest(fields)
-            digest.update(frame)
-            side = {name: lf.collect() for name, lf in gen.side_tables(frame.lazy()).items()}
-            yield pos, Collected(rows, side, digest.hexdigest(), frame.height)
+            yield pos, Collected(rows, _side_tables(gen, frame),
+                                 records.digest(fields, [frame]), frame.height)
 
     for pos, frame in frames:
         pending.append((pos, frame))
