@@ -79,8 +79,11 @@ def one_run(tables: Path, n: int, out: Path) -> dict:
     """One audit in a fresh process, with the machine's 1-minute load average as it
     started (2 cores: above 2, other work shared them and the wall is longer)."""
     load = os.getloadavg()[0]
+    # as Python does by default: the warm-up run writes the project's bytecode once (a
+    # machine that sets PYTHONDONTWRITEBYTECODE would compile it in every process)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     p = subprocess.run([sys.executable, "-c", RUN, str(tables), str(n), str(out)],
-                       capture_output=True, text=True, check=True)
+                       capture_output=True, text=True, check=True, env=env)
     return {**json.loads(p.stdout.strip().splitlines()[-1]), "load": round(load, 1)}
 
 

@@ -136,6 +136,11 @@ class Generator(ABC):
         own, before ``warm`` (which then loads them). Default: none."""
         return ()
 
+    # Modules a worker imports before its first task, beyond the generator's own module
+    # (importing them compiles nothing): an embedded cluster's worker template imports
+    # them once, and every worker is forked with them (decision 267).
+    worker_modules: tuple[str, ...] = ()
+
     # Seconds a first compile takes on a 2-core machine (measured: benchmarks/compile.py),
     # for the line that announces it; 0: unknown.
     compile_seconds = 0

@@ -58,7 +58,7 @@ class AuditOptions:
         return ClusterSpec(scheduler=scheduler_address(self.scheduler) if self.scheduler
                            else None, workers=self.workers, slurm=self.slurm,
                            scratch=scratch, logs=str(Path(self.out) / "slurm-logs"),
-                           worker_timeout=timeout)
+                           worker_timeout=timeout, out=str(self.out))
 
 
 def parse_rows(text: str | list | None) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -386,3 +387,31 @@ def test_latest_only_moves_to_a_newer_run_whichever_finishes_last(tmp_path):
     assert runs.latest(vdir) == "newest"
     assert sorted(p.name for p in vdir.iterdir()) == ["LATEST", "newer", "newest", "older",
                                                        "subset"]
+
+
+def test_assertions_json_is_the_same_document_one_result_a_line():
+    """``runs.to_json_rows`` (assertions.json) writes the document ``to_json`` writes, each
+    item of a top-level list on a line of its own (the C encoder's speed; grep finds a
+    result by its line)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pipeline.store import runs
+
+    scalar = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+                       st.floats(allow_nan=False, allow_infinity=False))
+    item = st.dictionaries(st.text(max_size=6), st.one_of(scalar, st.lists(scalar, max_size=3)),
+                           max_size=5)
+    doc = st.dictionaries(st.text(max_size=8), st.one_of(scalar, st.lists(item, max_size=6),
+                                                         item), max_size=5)
+
+    @settings(derandomize=True, max_examples=300, deadline=None)
+    @given(doc)
+    def same(d):
+        assert json.loads(runs.to_json_rows(d)) == json.loads(runs.to_json(d))
+
+    same()
+    text = runs.to_json_rows({"hard_lines_hold": False, "results": [{"line": "B", "k": [1, 2]},
+                                                                    {"line": "S"}]})
+    assert [json.loads(x.strip().rstrip(",")) for x in text.splitlines()[3:5]] == [
+        {"line": "B", "k": [1, 2]}, {"line": "S"}]

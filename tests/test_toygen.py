@@ -182,3 +182,29 @@ def test_a_core_only_generator_audits_on_its_defaults(tmp_path, cluster):
     run = next((out / "toygen" / "metric_v1").glob("2*"))
     assert {"report.html", "aggregates.parquet", "assertions.json"} <= {
         f.name for f in run.iterdir()}
+
+
+def test_the_report_boards_are_drawn_in_a_few_tasks_in_order(cluster):
+    """The boards a report draws go to the workers a few per task (not one task per board):
+    each comes back under its own (row, board index), and a board that cannot be drawn is
+    missing alone, named by the count, not the boards of its task."""
+    from toygen import DRAWN, ToyRow
+
+    from dask.distributed import get_task_stream
+
+    from pipeline.engine.run import EXHIBIT_TASKS_PER_WORKER, Execution
+    from pipeline.engine.session import ClusterSpec, session
+
+    plans = [ToyRow("a", 1, 0.5), ToyRow("b", 2, 0.5)]
+    wanted = [(plan, i) for plan in plans for i in range(9)]
+    with session(ClusterSpec(scheduler=cluster)) as s:
+        ex = Execution("shared", 2, session=s)
+        met: list[int] = []
+        with get_task_stream(client=s.client) as stream:
+            made = ex.exhibits(DRAWN, wanted, meanwhile=lambda: met.append(1))
+    assert met == [1]
+    assert made == {(("a", 1) if p.name == "a" else ("b", 2), i): (DRAWN.exhibit(p, i), None)
+                    for p, i in wanted if i != 3}
+    assert ex.missing == f"2 of {len(wanted)} board drawing(s) failed"
+    tasks = [t["key"] for t in stream.data if str(t["key"]).startswith("exhibits-")]
+    assert 1 < len(tasks) <= EXHIBIT_TASKS_PER_WORKER * 2  # the cluster has two workers

@@ -165,3 +165,17 @@ class Toy(ToyAudit, Tune):
 
 AUDIT_ONLY = ToyAudit()
 GENERATOR = Toy()
+
+
+class ToyDrawn(ToyAudit):
+    """The toy that draws its boards for the report: board i of a row is drawn as a line of
+    text; board 3 cannot be drawn (its ``exhibit`` raises), to show what a report does
+    without one of its pictures."""
+
+    def exhibit(self, plan, index):
+        if index == 3:
+            raise ValueError("board 3 cannot be drawn")
+        return f"{plan.name}:{plan.size} board {index}"
+
+
+DRAWN = ToyDrawn()

@@ -115,6 +115,8 @@ class MinegenAudit(Generator, Tune):
 
         return generate_block(plan, first, count, tiers=TIERS)
 
+    worker_modules = ("minegen.batch",)  # the kernels' module; ``warm`` loads them
+
     def warm(self) -> None:
         from ..batch import warm_up
 

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import pandera.polars as pa
 import polars as pl
 
 from .margin import share_interval, within_noise
@@ -86,7 +85,12 @@ def fmt_threshold(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def _check(line: Line) -> pa.Check:
+# Pandera is imported where the lines are judged, not with the module: generators declare
+# their lines here, and their workers never judge them (a tenth of a second of a start).
+
+def _check(line: Line):
+    import pandera.polars as pa
+
     def holds(data) -> pl.LazyFrame:
         return data.lazyframe.select(line.expr())
 
@@ -94,9 +98,12 @@ def _check(line: Line) -> pa.Check:
                     raise_warning=not line.hard)
 
 
-def schema(lines: Sequence[Line]) -> pa.DataFrameSchema:
-    """One Pandera schema judging every line; extra columns are allowed."""
-    checks: dict[str, list[pa.Check]] = {}
+def schema(lines: Sequence[Line]):
+    """One Pandera schema (``pandera.polars.DataFrameSchema``) judging every line; extra
+    columns are allowed."""
+    import pandera.polars as pa
+
+    checks: dict[str, list] = {}
     for line in lines:
         checks.setdefault(line.column, []).append(_check(line))
     return pa.DataFrameSchema({col: pa.Column(checks=cs, nullable=True)
@@ -112,6 +119,8 @@ def evaluate(frame: pl.DataFrame, lines: Sequence[Line], key_fields: Sequence[st
     meaning. Failure cases: Pandera's frame (column, index, check, failure_case) with the
     key fields joined back by row position.
     """
+    import pandera.polars as pa
+
     failures = pl.DataFrame(schema={"column": pl.String, "index": pl.Int64,
                                     "check": pl.String, "failure_case": pl.String})
     with warnings.catch_warnings(record=True) as caught:

@@ -15,7 +15,6 @@ import io
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import pandera.polars as pa
 import polars as pl
 
 from boardcore.fields import Field
@@ -46,7 +45,12 @@ def empty(fields: Sequence[Field]) -> pl.DataFrame:
     return pl.DataFrame(schema=polars_schema(fields))
 
 
-def _column(f: Field) -> pa.Column:
+# Pandera is imported where a model is made, not with the module: the workers make frames
+# (``to_frame``) and never validate, and its import is a tenth of a second of their start.
+
+def _column(f: Field):
+    import pandera.polars as pa
+
     checks = []
     if f.ge is not None:
         checks.append(pa.Check.ge(f.ge))
@@ -59,14 +63,19 @@ def _column(f: Field) -> pa.Column:
 
 
 @functools.lru_cache(maxsize=8)
-def model(fields: tuple[Field, ...]) -> pa.DataFrameSchema:
-    """The Pandera model of a records block: exactly the declared columns, in order."""
+def model(fields: tuple[Field, ...]):
+    """The Pandera model of a records block (a ``pandera.polars.DataFrameSchema``):
+    exactly the declared columns, in order."""
+    import pandera.polars as pa
+
     return pa.DataFrameSchema({f.name: _column(f) for f in fields}, strict=True, ordered=True,
                               name="records block")
 
 
 def validate(fields: tuple[Field, ...], frame: pl.DataFrame) -> None:
     """Raise RecordsError listing every violation (a generator defect, not bad input)."""
+    import pandera.polars as pa
+
     try:
         model(fields).validate(frame, lazy=True)
     except pa.errors.SchemaErrors as err:

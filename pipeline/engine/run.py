@@ -26,7 +26,12 @@ from ..store.shards import ShardStore
 from . import interrupts
 from .graph import Progress, run_rows
 from .session import ClusterSpec, session
-from .tasks import exhibit, warm
+from .tasks import exhibits, warm
+
+
+# the report's boards are drawn in this many tasks per worker (a board takes ~2 ms, a
+# task's round trip more; a few per worker keep them balanced)
+EXHIBIT_TASKS_PER_WORKER = 2
 
 
 @dataclass
@@ -59,12 +64,14 @@ class Execution:
                 self.scheduler = f"{self.session.description} (for the drawings only)"
             except Exception as e:  # noqa: BLE001 -- the report goes without pictures
                 self.missing = f"no cluster for the board drawings ({e})"
-        futures = None
+        futures, parts = None, []
         if self.session is not None:
-            try:
-                futures = self.session.client.map(
-                    exhibit, [gen] * len(wanted), [p for p, _ in wanted],
-                    [i for _, i in wanted], pure=False)
+            try:  # a few tasks per worker, not one per board (their round trips cost more)
+                width = max(1, len(self.session.client.scheduler_info()["workers"]))
+                size = -(-len(wanted) // (EXHIBIT_TASKS_PER_WORKER * width))
+                parts = [wanted[k:k + size] for k in range(0, len(wanted), size)]
+                futures = self.session.client.map(exhibits, [gen] * len(parts), parts,
+                                                  pure=False)
             except Exception as e:  # noqa: BLE001 -- the report goes without pictures
                 self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
         meanwhile()
@@ -72,11 +79,15 @@ class Execution:
             return {}
         try:
             _wait_all(futures)
+            done = [f.status == "finished" for f in futures]
             got = self.session.client.gather(futures, errors="skip", asynchronous=False)
         except Exception as e:  # noqa: BLE001 -- the report goes without pictures
             self.missing = f"the board drawings failed ({type(e).__name__}: {e})"
             return {}
-        out = {(gen.key(plan), i): value for (plan, i), value in zip(wanted, got)
+        values = iter(got)  # gather skips a failed task: its boards are all missing
+        drawn = [v for part, ok in zip(parts, done)
+                 for v in (next(values) if ok else [None] * len(part))]
+        out = {(gen.key(plan), i): value for (plan, i), value in zip(wanted, drawn)
                if value is not None and value[0] is not None}
         if len(out) < len(wanted):
             self.missing = f"{len(wanted) - len(out)} of {len(wanted)} board drawing(s) failed"
@@ -101,6 +112,12 @@ def _wait_all(futures) -> None:
             continue
 
 
+def worker_modules(gen) -> tuple[str, ...]:
+    """What a worker imports before its first task: the tasks, the generator's module and
+    its ``worker_modules`` (a worker template imports them once, ``session``)."""
+    return ("pipeline.engine.tasks", type(gen).__module__, *gen.worker_modules)
+
+
 @contextlib.contextmanager
 def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: int,
             seeds_per_task: int | None, store: ShardStore, expects: list[dict],
@@ -116,7 +133,7 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
         with contextlib.ExitStack() as stack:
             yield Execution("(not started: every row was already done)", 0, later=lambda:
                             stack.enter_context(session(spec, warm=functools.partial(
-                                warm, gen), announce=announce)))
+                                warm, gen), announce=announce, preload=worker_modules(gen))))
             interrupts.check()  # the body's work is done: a signal meanwhile stops it here
         return
 
@@ -129,7 +146,8 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
     ran_on: set[str] = set()
     try:
         with session(spec, warm=functools.partial(warm, gen), announce=announce,
-                     ready=compiling.wait if compiling else None) as s:
+                     ready=compiling.wait if compiling else None,
+                     preload=worker_modules(gen)) as s:
             timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
                                on_row=done,
                                progress=Progress(len(todo), board_span(gen, n)[1] * len(todo),

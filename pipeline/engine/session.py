@@ -16,11 +16,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import RunError
-from . import interrupts
+from . import interrupts, template
+from .template import Template
 
 CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
 # How long a run waits for its first worker (and, mid-run, for any worker at all) before
@@ -35,6 +36,8 @@ class ClusterSpec:
     slurm: dict = field(default_factory=dict)  # dask_jobqueue.SLURMCluster kwargs + "jobs"
     scratch: str | None = None  # workers' local directory (inside --out)
     logs: str | None = None  # SLURM job logs (inside --out)
+    out: str | None = None  # the job's --out: an embedded cluster's worker template
+    # keeps its socket there while it runs (``template``); None: the workers are spawned
     worker_timeout: float | None = None  # None: WORKER_TIMEOUT_S of the kind
 
     @property
@@ -244,10 +247,11 @@ def probe_scheduler(address: str, timeout: float) -> None:
         raise RunError(f"{address} answered, but not as a Dask scheduler")
 
 
-def _start(spec: ClusterSpec) -> Session:
-    """Connect or start a cluster. Raises RunError when no cluster can be had."""
-    import dask
-    from dask.distributed import Client, LocalCluster
+def _start(spec: ClusterSpec, forks: Template | None = None) -> Session:
+    """Connect or start a cluster. Raises RunError when no cluster can be had. An
+    embedded cluster's workers are forked from ``forks`` when it can serve them, else
+    spawned (module ``template``)."""
+    from dask.distributed import Client
 
     cluster = None
     try:
@@ -271,13 +275,16 @@ def _start(spec: ClusterSpec) -> Session:
         n = spec.workers or os.cpu_count() or 1
         # Workers' scratch space goes inside the user's output folder, not the system temp.
         extra = {"local_directory": spec.scratch} if spec.scratch else {}
-        with dask.config.set({"temporary-directory": spec.scratch} if spec.scratch else {}), \
-                sigint_held():
-            # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown
-            # of a busy machine logs a traceback there); the session reports what matters
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                   silence_logs=logging.CRITICAL, **extra)
+        config = {"temporary-directory": spec.scratch} if spec.scratch else {}
+        method = forks.method() if forks is not None else "spawn"
+        try:
+            cluster = _local_cluster(n, extra, {
+                **config, "distributed.worker.multiprocessing-method": method})
+        except Exception:  # noqa: BLE001 -- a template that cannot serve: spawn them
+            if method == "spawn":
+                raise
+            forks.stop()
+            cluster = _local_cluster(n, extra, config)
         return Session(Client(cluster), f"LocalCluster ({n} worker process(es), 1 thread "
                        "each, 127.0.0.1)", cluster)
     except RunError:
@@ -286,6 +293,18 @@ def _start(spec: ClusterSpec) -> Session:
         if cluster is not None:
             cluster.close()
         raise RunError(f"could not start the Dask cluster ({spec.kind}): {e}") from e
+
+
+def _local_cluster(n: int, extra: dict, config: dict):
+    import dask
+    from dask.distributed import LocalCluster
+
+    with dask.config.set(config), sigint_held():
+        # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown of
+        # a busy machine logs a traceback there); the session reports what matters
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                            silence_logs=logging.CRITICAL, **extra)
 
 
 @contextlib.contextmanager
@@ -344,17 +363,29 @@ def _wait_for_a_worker(client, timeout: float) -> None:
 @contextlib.contextmanager
 def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             announce: Callable[[str], None] | None = None,
-            ready: Callable[[], None] | None = None) -> Iterator[Session]:
+            ready: Callable[[], None] | None = None,
+            preload: Sequence[str] = ()) -> Iterator[Session]:
     """start → wait for at least one worker → ``ready()`` (e.g. a compile running beside
     the start) → ``warm`` on every worker, now and when it joins → yield → close.
-    ``announce`` receives one line for the user (the dashboard).
+    ``announce`` receives one line for the user (the dashboard). An embedded cluster's
+    workers are forked from a template that imports ``preload`` (module names) once,
+    beside the client's own start (``template``; decision 267).
 
     Raises RunError when no cluster can be had or no worker joins within the timeout
     (naming the address and, for SLURM, the job ids still queued).
     """
     t0 = time.perf_counter()
-    quiet = quiet_distributed()
-    s = _start(spec)
+    forks = None
+    if spec.kind == "local":
+        with sigint_held():  # the template and the workers forked from it never see it
+            forks = template.start(preload, spec.out)
+    try:
+        quiet = quiet_distributed()
+        s = _start(spec, forks)
+    except BaseException:
+        if forks is not None:
+            forks.stop()
+        raise
     s.timeout = spec.timeout
     try:
         if announce is not None and s.dashboard:
@@ -387,3 +418,5 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
             s.close()
         finally:
             quiet.close()
+            if forks is not None:
+                forks.stop()

@@ -278,7 +278,7 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         # (decision 221), whatever happened to the root since
         copied["tables"] = copy_root(catalog.root, tmp / "tables", catalog.content_hash) \
             if hasattr(catalog, "root") and hasattr(catalog, "content_hash") else False
-        (tmp / "assertions.json").write_text(runs.to_json({
+        (tmp / "assertions.json").write_text(runs.to_json_rows({
             "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
             "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
         if index:  # the docs the pages cite; history.refresh says it when they cannot be

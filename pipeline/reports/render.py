@@ -75,11 +75,14 @@ _PAGE_LINK = re.compile(r"\[([^\[\]]+)\]\(#[^()\s]*\)")  # a link to the HTML pa
 def md_escape(s: str, in_table: bool = False) -> str:
     """Markdown-safe text; a link to an anchor of the HTML page keeps only its text (the
     Markdown has no such anchors)."""
-    s = _PAGE_LINK.sub(r"\1", str(s))
+    s = str(s)
+    if "](#" in s:  # (each pattern needs its first characters: most cells have none)
+        s = _PAGE_LINK.sub(r"\1", s)
     s = s.replace("\\", "\\\\").replace("\r", " ").replace("\n", " ")
     if in_table:
         s = s.replace("|", "\\|")
-    return _MD_TAG.sub(r"\\<", s)  # only a '<' that could open raw HTML; '0.0 < 0.95' stays
+    # only a '<' that could open raw HTML; '0.0 < 0.95' stays
+    return _MD_TAG.sub(r"\\<", s) if "<" in s else s
 
 
 def _md_cell(c: Cell) -> str:
@@ -141,7 +144,10 @@ def path_link(text: str, path: str, here: str | None) -> str:
 def inline(s) -> str:
     """Escaped text with Markdown's inline code (a command in backticks) as ``<code>`` and
     Markdown links ``[text](path)`` to files as links (a path, never a URL scheme)."""
-    return _LINK.sub(r'<a href="\2">\1</a>', _CODE.sub(r"<code>\1</code>", h(s)))
+    s = h(s)
+    if "`" in s:  # (each pattern needs its first characters: most texts have none)
+        s = _CODE.sub(r"<code>\1</code>", s)
+    return _LINK.sub(r'<a href="\2">\1</a>', s) if "](" in s else s
 
 
 def _html_cell(c: Cell, tag: str = "td") -> str:

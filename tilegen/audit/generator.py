@@ -142,6 +142,8 @@ class TilegenAudit(Generator, Tune, Daily):
 
         return run_block(plan, first, count)
 
+    worker_modules = ("tilegen.batch",)  # the kernels' module; ``warm`` loads them
+
     def warm(self) -> None:
         from ..batch import warm_up
 

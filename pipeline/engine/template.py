@@ -1,0 +1,154 @@
+"""Embedded workers forked from a template process (decision 267).
+
+A LocalCluster's nannies start each worker as a fresh interpreter (multiprocessing's
+'spawn'): it imports Dask's distributed and the generator's modules (about 1 s of one core
+each on the 2-core reference machine), and at the end of the run each interpreter is torn
+down again (0.3 s more once the kernels are loaded). Here a session starts one template the
+moment it begins, beside the client's own import of distributed: multiprocessing's fork
+server, which imports those modules once; every worker is forked from it with them already
+imported, and ends as a forked child does (``os._exit``, no interpreter teardown).
+
+The template lives only as long as its session: it is started in the session's environment
+with the variables the nanny sets before it spawns a worker (``distributed.nanny.
+pre-spawn-environ``, whose PYTHONHASHSEED keeps hashing equal on every worker), and it is
+stopped when the session closes, so each run's workers see what spawned ones would see.
+Whenever that cannot be had -- not Linux, another fork server in this process, no socket
+path short enough inside the output folder, a distributed whose pre-spawn variables differ
+from the template's -- the workers are spawned as before: slower, never different.
+
+Three names of ``multiprocessing`` are private: the fork server object's ``_stop`` and
+``_forkserver_pid`` (its own tests use them) and the process's ``_config['tempdir']``
+(where the listening socket is made; here inside ``--out``, not the system temp folder).
+Each is looked up with a fallback to 'spawn'.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+# A socket's path is at most 107 bytes on Linux; multiprocessing names the socket
+# "listener-" and 8 characters inside the folder it is given.
+SOCKET_PATH_MAX = 107
+SOCKET_NAME = len("/listener-12345678")
+FOLDER = ".workers"  # inside --out, while a session runs; removed when it closes
+
+_lock = threading.Lock()
+_running: Template | None = None  # one template a process (the fork server is one)
+
+
+def pre_spawn_environ() -> dict[str, str]:
+    """The variables a nanny sets before it starts a worker process: the Dask config's
+    ``distributed.nanny.pre-spawn-environ``, with PYTHONHASHSEED 6640 where it is unset or
+    0, as ``distributed.Nanny`` does. Before distributed is imported (a session starts its
+    template first, so that the two imports overlap), distributed's own defaults, read
+    from its ``distributed.yaml`` without importing Dask: a user's Dask config that sets
+    other values is seen once distributed is imported, and then the template is not used
+    (``Template.method``)."""
+    if "distributed" in sys.modules:
+        import dask.config
+
+        value = dask.config.get("distributed.nanny.pre-spawn-environ", default=None)
+    else:
+        import yaml
+
+        spec = importlib.util.find_spec("distributed")
+        path = Path(spec.origin).parent / "distributed.yaml"
+        value = yaml.safe_load(path.read_text(encoding="utf-8"))["distributed"]["nanny"][
+            "pre-spawn-environ"]
+    env = {str(k): str(v) for k, v in (value or {}).items()}
+    if env.get("PYTHONHASHSEED") in (None, "0"):
+        env["PYTHONHASHSEED"] = "6640"
+    return env
+
+
+class Template:
+    """A fork server this session started; ``method()`` is what the cluster's nannies
+    start workers with, ``stop()`` ends it (once; the session's exit calls it)."""
+
+    def __init__(self, folder: Path, environ: dict[str, str]):
+        self.folder = folder
+        self.environ = environ
+        self._stopped = False
+
+    def method(self) -> str:
+        """'forkserver' while the template runs with the pre-spawn variables distributed
+        (now imported) would set; else the template is stopped and it is 'spawn'."""
+        if not self._stopped and pre_spawn_environ() == self.environ:
+            return "forkserver"
+        self.stop()
+        return "spawn"
+
+    def stop(self) -> None:
+        global _running
+        with _lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            from multiprocessing import forkserver
+
+            server = forkserver._forkserver
+            # stopped by its PID: it would wait for every worker forked from it (they
+            # hold its "alive" pipe too), and a worker that outlived its nanny must not
+            # hold the session open; the workers are not its to stop
+            with contextlib.suppress(OSError):
+                os.kill(server._forkserver_pid, signal.SIGTERM)
+            with contextlib.suppress(OSError):
+                server._stop()  # reaps it, closes its pipe, removes its socket
+            _running = None
+        try:
+            self.folder.rmdir()  # empty now (its socket is unlinked); another run's stays
+        except OSError:
+            pass
+
+
+def start(modules: Sequence[str], out: str | None) -> Template | None:
+    """A template that has begun importing ``modules`` (its socket in ``<out>/.workers``),
+    or None: the workers are spawned. The caller holds SIGINT blocked (the template and
+    the workers forked from it inherit the mask; ``session.sigint_held``)."""
+    global _running
+    if sys.platform != "linux" or out is None:
+        return None
+    from multiprocessing import connection, forkserver, get_context, process
+
+    server = getattr(forkserver, "_forkserver", None)
+    if not (hasattr(server, "_stop") and hasattr(server, "_forkserver_pid")
+            and isinstance(getattr(process.current_process(), "_config", None), dict)
+            and hasattr(connection, "arbitrary_address")):
+        return None
+    folder = Path(out).resolve() / FOLDER
+    if len(os.fsencode(folder)) + SOCKET_NAME > SOCKET_PATH_MAX:
+        return None
+    with _lock:
+        if _running is not None or server._forkserver_pid is not None:
+            return None  # another session's template, or a fork server not ours
+        try:
+            environ = pre_spawn_environ()
+            folder.mkdir(parents=True, exist_ok=True)
+        except (OSError, KeyError, TypeError, ValueError, ImportError):
+            return None
+        # the nanny sets these in this process too, before it starts a worker: the same
+        # values, set a moment earlier, so the template starts with them
+        os.environ.update(environ)
+        config = process.current_process()._config
+        before = config.get("tempdir")
+        config["tempdir"] = str(folder)
+        try:
+            ctx = get_context("forkserver")
+            ctx.set_forkserver_preload(["distributed", *modules])
+            forkserver.ensure_running()
+        except OSError:
+            return None
+        finally:
+            if before is None:
+                config.pop("tempdir", None)
+            else:
+                config["tempdir"] = before
+        _running = Template(folder, environ)
+        return _running

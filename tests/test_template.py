@@ -1,0 +1,136 @@
+"""An embedded cluster's workers forked from a template (decision 267,
+``pipeline.engine.template``): real LocalClusters on 127.0.0.1, real fork servers, each
+stopped by the session that started it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.engine.session import ClusterSpec, session
+
+pytestmark = pytest.mark.cluster
+
+
+def _facts():  # runs on a worker
+    import os
+    import sys
+
+    return {"ppid": os.getppid(), "seed": os.environ.get("PYTHONHASHSEED"),
+            "probe": os.environ.get("MINEGEN_TEMPLATE_PROBE"), "hash": hash("minegen"),
+            "configured": os.environ.get("minegen_configured"),
+            "preloaded": "minegen.batch" in sys.modules}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split()[0] != "Z"
+
+
+def _spawned_hash() -> int:
+    """hash("minegen") in an interpreter started the way distributed's nanny starts one."""
+    env = {**os.environ, "PYTHONHASHSEED": "6640"}
+    return int(subprocess.run([sys.executable, "-c", "print(hash('minegen'))"], env=env,
+                              capture_output=True, text=True, check=True).stdout)
+
+
+def test_workers_fork_from_a_template_that_lives_as_long_as_its_session(tmp_path,
+                                                                       monkeypatch):
+    """The workers are children of one template (not of the client), which imported the
+    preloaded modules before they were forked and started with the nanny's pre-spawn
+    variables (hashing equal to a spawned worker's); each session starts its own in the
+    environment of that moment; when it closes, the template is gone and so is its
+    socket's folder inside --out."""
+    out = tmp_path / "out"
+    seen = []
+    for probe in ("first", "second"):
+        monkeypatch.setenv("MINEGEN_TEMPLATE_PROBE", probe)
+        with session(ClusterSpec(workers=2, out=str(out)), preload=("minegen.batch",)) as s:
+            facts = list(s.client.run(_facts).values())
+            assert (out / ".workers").is_dir()
+        seen.append(facts)
+        parents = {f["ppid"] for f in facts}
+        assert len(facts) == 2 and len(parents) == 1 and os.getpid() not in parents
+        (template,) = parents
+        assert not _alive(template), "the template outlived its session"
+        assert not (out / ".workers").exists()
+        assert {(f["seed"], f["probe"], f["preloaded"]) for f in facts} == {
+            ("6640", probe, True)}
+        assert {f["hash"] for f in facts} == {_spawned_hash()}
+    assert seen[0][0]["ppid"] != seen[1][0]["ppid"]
+    assert sorted(p.name for p in out.iterdir()) == []
+
+
+def test_without_a_short_socket_path_the_workers_are_spawned(tmp_path):
+    """A socket path is at most 107 bytes: with an output folder deeper than that allows,
+    the workers are spawned by the nanny (children of the client), as before."""
+    out = tmp_path / ("d" * 60) / ("e" * 60)
+    with session(ClusterSpec(workers=1, out=str(out))) as s:
+        facts = list(s.client.run(_facts).values())
+    assert [f["ppid"] for f in facts] == [os.getpid()]
+    assert facts[0]["seed"] == "6640" and facts[0]["hash"] == _spawned_hash()
+    assert not out.exists()
+
+
+SESSION = """
+import json, os, sys
+sys.path.insert(0, sys.argv[2])
+from test_template import _facts
+from pipeline.engine.session import ClusterSpec, session
+if __name__ == "__main__":
+    with session(ClusterSpec(workers=1, out=sys.argv[1])) as s:
+        facts = list(s.client.run(_facts).values())
+    print(json.dumps({"client": os.getpid(), "facts": facts}))
+"""
+
+
+def test_a_template_started_with_other_variables_than_the_dask_configs_is_not_used(
+        tmp_path):
+    """A template starts before the client imports distributed, with distributed's default
+    pre-spawn variables; a user's Dask config that sets others (here one more, by Dask's
+    environment variable) is read once distributed is imported, and the workers
+    are then spawned with it, never forked from a template with other values. A process
+    that imported distributed already starts its template with the config's values."""
+    import json
+
+    # (Dask reads the variable's key in lower case)
+    env = {**os.environ, "DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MINEGEN_CONFIGURED": "17"}
+    p = subprocess.run([sys.executable, "-c", SESSION, str(tmp_path / "out"),
+                        str(Path(__file__).parent)], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    run = json.loads(p.stdout.strip().splitlines()[-1])
+    assert [(f["ppid"], f["configured"]) for f in run["facts"]] == [(run["client"], "17")]
+    assert list((tmp_path / "out").iterdir()) == []  # the template's folder is removed
+
+    import dask
+
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.PYTHONHASHSEED": "17"}):
+        with session(ClusterSpec(workers=1, out=str(tmp_path / "here"))) as s:
+            facts = list(s.client.run(_facts).values())
+    assert facts[0]["ppid"] != os.getpid() and facts[0]["seed"] == "17"
+
+
+def test_a_template_that_dies_leaves_the_workers_spawned(tmp_path, monkeypatch):
+    """A template that cannot import what it preloads (here a module that raises) dies
+    before it serves: the nannies cannot fork from it, and the session spawns its workers
+    instead; nothing of the template is left in --out."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "minegen_template_breaks.py").write_text(
+        "raise RuntimeError('this module cannot be imported')\n")
+    # on the template's own path (a fork server imports from the path it starts with)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(tmp_path / "mods"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    out = tmp_path / "out"
+    with session(ClusterSpec(workers=1, out=str(out)),
+                 preload=("minegen_template_breaks",)) as s:
+        facts = list(s.client.run(_facts).values())
+    assert [f["ppid"] for f in facts] == [os.getpid()]
+    assert list(out.iterdir()) == []
