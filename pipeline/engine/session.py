@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 
 from ..errors import RunError
 from . import interrupts, template
+from .probe import probe_scheduler
 from .template import Template
 
 CONNECT_TIMEOUT_S = float(os.environ.get("MINEGEN_CONNECT_TIMEOUT", "15"))
 # How long a run waits for its first worker (and, mid-run, for any worker at all) before
 # it gives up with exit 3: a local scheduler answers in seconds, a SLURM queue may not.
 WORKER_TIMEOUT_S = {"local": 60.0, "external": 60.0, "slurm": 600.0}
+MP_METHOD = "distributed.worker.multiprocessing-method"  # how nannies start workers
 
 
 @dataclass(frozen=True)
@@ -169,84 +171,6 @@ class Session:
         self._closer.join()
 
 
-def _reachable(address: str, timeout: float) -> None:
-    """RunError unless something accepts a TCP connection at ``address`` within ``timeout``
-    s (tried again while it is refused: a scheduler may still be starting)."""
-    import socket
-
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    scheme, loc = parse_address(address)
-    if scheme != "tcp":
-        return  # tls, ws ...: distributed's own connect says why
-    host, port = parse_host_port(loc)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            socket.create_connection((host, port), timeout=max(0.1, deadline -
-                                                                time.monotonic())).close()
-            return
-        except OSError as e:
-            if time.monotonic() >= deadline:
-                raise RunError(f"cannot reach the Dask scheduler at {address}: "
-                               f"{e.strerror or e} (for {timeout:g} s)") from None
-            time.sleep(0.2)
-
-
-def _run_apart(coroutine_fn):
-    """``asyncio.run(coroutine_fn())`` on a thread of its own: the caller's thread may
-    already run an event loop (a notebook, a test driving a browser), where asyncio.run
-    refuses to start another."""
-    import asyncio
-
-    box: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coroutine_fn())
-        except BaseException as e:  # noqa: BLE001 -- handed back to the caller's thread
-            box["error"] = e
-
-    t = threading.Thread(target=target, name="scheduler-probe")
-    t.start()
-    t.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def probe_scheduler(address: str, timeout: float) -> None:
-    """RunError unless a Dask scheduler answers its identity at ``address`` within
-    ``timeout`` s: distributed's Client waits for ever on a peer that accepts the connection
-    and never speaks Dask (an HTTP server, a silent listener)."""
-    import asyncio
-
-    from distributed.comm import connect
-
-    async def identity() -> object:
-        comm = await connect(address, timeout=timeout)
-        try:
-            await comm.write({"op": "identity", "reply": True})
-            return await comm.read()
-        finally:
-            comm.abort()
-
-    async def bounded() -> object:
-        return await asyncio.wait_for(identity(), timeout)
-
-    _reachable(address, timeout)
-    try:
-        reply = _run_apart(bounded)
-    except (TimeoutError, asyncio.TimeoutError):
-        raise RunError(f"no Dask scheduler answered at {address} within {timeout:g} s "
-                       "(connect timeout): is it a Dask scheduler?") from None
-    except Exception as e:  # refused, reset, or a peer that speaks another protocol
-        raise RunError(f"cannot reach the Dask scheduler at {address}: "
-                       f"{type(e).__name__}: {e}") from None
-    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
-        raise RunError(f"{address} answered, but not as a Dask scheduler")
-
-
 def _start(spec: ClusterSpec, forks: Template | None = None) -> Session:
     """Connect or start a cluster. Raises RunError when no cluster can be had. An
     embedded cluster's workers are forked from ``forks`` when it can serve them, else
@@ -276,12 +200,11 @@ def _start(spec: ClusterSpec, forks: Template | None = None) -> Session:
         # Workers' scratch space goes inside the user's output folder, not the system temp.
         extra = {"local_directory": spec.scratch} if spec.scratch else {}
         config = {"temporary-directory": spec.scratch} if spec.scratch else {}
-        method = forks.method() if forks is not None else "spawn"
+        method = forks.method() if forks else "spawn"
         try:
-            cluster = _local_cluster(n, extra, {
-                **config, "distributed.worker.multiprocessing-method": method})
+            cluster = _local_cluster(n, extra, {**config, MP_METHOD: method})
         except Exception:  # noqa: BLE001 -- a template that cannot serve: spawn them
-            if method == "spawn":
+            if forks is None or forks.stopped:
                 raise
             forks.stop()
             cluster = _local_cluster(n, extra, config)
@@ -296,10 +219,10 @@ def _start(spec: ClusterSpec, forks: Template | None = None) -> Session:
 
 
 def _local_cluster(n: int, extra: dict, config: dict):
-    import dask
+    from dask import config as dask_config
     from dask.distributed import LocalCluster
 
-    with dask.config.set(config), sigint_held():
+    with dask_config.set(config), sigint_held():
         # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown of
         # a busy machine logs a traceback there); the session reports what matters
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
@@ -368,16 +291,15 @@ def session(spec: ClusterSpec, warm: Callable[[], object] | None = None,
     """start → wait for at least one worker → ``ready()`` (e.g. a compile running beside
     the start) → ``warm`` on every worker, now and when it joins → yield → close.
     ``announce`` receives one line for the user (the dashboard). An embedded cluster's
-    workers are forked from a template that imports ``preload`` (module names) once,
-    beside the client's own start (``template``; decision 267).
+    workers fork from a template that imports ``preload`` once (``template``).
 
     Raises RunError when no cluster can be had or no worker joins within the timeout
     (naming the address and, for SLURM, the job ids still queued).
     """
     t0 = time.perf_counter()
     forks = None
-    if spec.kind == "local":
-        with sigint_held():  # the template and the workers forked from it never see it
+    if spec.kind == "local":  # SIGINT held: the template and its forks never see it
+        with sigint_held():
             forks = template.start(preload, spec.out)
     try:
         quiet = quiet_distributed()

@@ -75,12 +75,12 @@ class Template:
     def __init__(self, folder: Path, environ: dict[str, str]):
         self.folder = folder
         self.environ = environ
-        self._stopped = False
+        self.stopped = False
 
     def method(self) -> str:
         """'forkserver' while the template runs with the pre-spawn variables distributed
         (now imported) would set; else the template is stopped and it is 'spawn'."""
-        if not self._stopped and pre_spawn_environ() == self.environ:
+        if not self.stopped and pre_spawn_environ() == self.environ:
             return "forkserver"
         self.stop()
         return "spawn"
@@ -88,9 +88,9 @@ class Template:
     def stop(self) -> None:
         global _running
         with _lock:
-            if self._stopped:
+            if self.stopped:
                 return
-            self._stopped = True
+            self.stopped = True
             from multiprocessing import forkserver
 
             server = forkserver._forkserver

@@ -91,7 +91,7 @@ class TilegenAudit(Generator, Tune, Daily):
     key_fields = KEY
     index_field = "seed_index"
     record = RECORD
-
+    worker_modules = ("tilegen.batch",)  # the kernels' module; ``warm`` loads them
     lines = LINES
     drill = DRILL
     default_root = str(DEFAULT_ROOT)
@@ -141,8 +141,6 @@ class TilegenAudit(Generator, Tune, Daily):
         from ..batch import run_block
 
         return run_block(plan, first, count)
-
-    worker_modules = ("tilegen.batch",)  # the kernels' module; ``warm`` loads them
 
     def warm(self) -> None:
         from ..batch import warm_up
