@@ -124,8 +124,8 @@ def main() -> None:
                 ["run", "wall", "not generation, share of wall", "report", "client peak RSS",
                  "load average at start"],
                 rows) + (f"\n\nA generated {result['rows']}-row table over {LEVELS} levels, "
-                         f"2 workers, warm cache, each run a fresh process; medians of "
-                         f"{args.repeats}. The load average is the machine's (1 minute, 2 "
+                         "2 workers, warm kernel cache and bytecode, each run a fresh "
+                         f"process; medians of {args.repeats}. The load average is the machine's (1 minute, 2 "
                          "cores) as each run started, a median: above 2, other work shared "
                          "the cores and the walls are longer than the audit's own."))
     finally:
