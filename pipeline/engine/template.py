@@ -143,7 +143,9 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
             ctx = get_context("forkserver")
             ctx.set_forkserver_preload(["distributed", *modules])
             forkserver.ensure_running()
-        except OSError:
+        except OSError:  # a file system without sockets, say: spawn, and leave nothing
+            with contextlib.suppress(OSError):
+                folder.rmdir()
             return None
         finally:
             if before is None:
