@@ -49,6 +49,7 @@ def test_workers_fork_from_a_template_that_lives_as_long_as_its_session(tmp_path
     environment of that moment; when it closes, the template is gone and so is its
     socket's folder inside --out."""
     out = tmp_path / "out"
+    out.mkdir()  # a template's folder goes into --out as it is (a job has made it)
     seen = []
     for probe in ("first", "second"):
         monkeypatch.setenv("MINEGEN_TEMPLATE_PROBE", probe)
@@ -102,6 +103,7 @@ def test_a_template_started_with_other_variables_than_the_dask_configs_is_not_us
 
     # (Dask reads the variable's key in lower case)
     env = {**os.environ, "DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MINEGEN_CONFIGURED": "17"}
+    (tmp_path / "out").mkdir()
     p = subprocess.run([sys.executable, "-c", SESSION, str(tmp_path / "out"),
                         str(Path(__file__).parent)], env=env, capture_output=True,
                        text=True, timeout=120)
@@ -112,6 +114,7 @@ def test_a_template_started_with_other_variables_than_the_dask_configs_is_not_us
 
     import dask
 
+    (tmp_path / "here").mkdir()
     with dask.config.set({"distributed.nanny.pre-spawn-environ.PYTHONHASHSEED": "17"}):
         with session(ClusterSpec(workers=1, out=str(tmp_path / "here"))) as s:
             facts = list(s.client.run(_facts).values())
@@ -129,8 +132,37 @@ def test_a_template_that_dies_leaves_the_workers_spawned(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(tmp_path / "mods"), *filter(None, [os.environ.get("PYTHONPATH")])]))
     out = tmp_path / "out"
+    out.mkdir()
     with session(ClusterSpec(workers=1, out=str(out)),
                  preload=("minegen_template_breaks",)) as s:
         facts = list(s.client.run(_facts).values())
     assert [f["ppid"] for f in facts] == [os.getpid()]
     assert list(out.iterdir()) == []
+
+
+def test_a_template_started_ahead_is_taken_by_its_session_or_stopped(tmp_path):
+    """A job starts its template before its set-up (``template.early``): the session with
+    the same modules and --out takes it (its workers are its children, it ends with the
+    session); one no session took is stopped when the block ends; an --out that does not
+    exist yet is not made for it (the workers of such a job are forked later or spawned)."""
+    from multiprocessing import forkserver
+
+    from pipeline.engine import template
+    from pipeline.engine.session import sigint_held
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with template.early(("minegen.batch",), str(out), sigint_held):
+        ahead, pid = template._running, forkserver._forkserver._forkserver_pid
+        assert ahead is not None and ahead.spare
+        with session(ClusterSpec(workers=2, out=str(out)), preload=("minegen.batch",)) as s:
+            facts = list(s.client.run(_facts).values())
+        assert {f["ppid"] for f in facts} == {pid} and ahead.stopped
+    assert not _alive(pid)
+    with template.early(("minegen.batch",), str(out), sigint_held):
+        unused, pid = template._running, forkserver._forkserver._forkserver_pid
+        assert unused is not None and _alive(pid)
+    assert unused.stopped and not _alive(pid) and list(out.iterdir()) == []
+    with template.early((), str(tmp_path / "later"), sigint_held):
+        assert template._running is None
+    assert not (tmp_path / "later").exists()

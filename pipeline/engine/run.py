@@ -23,9 +23,9 @@ import polars as pl
 
 from ..generator import board_span
 from ..store.shards import ShardStore
-from . import interrupts
+from . import interrupts, template
 from .graph import Progress, run_rows
-from .session import ClusterSpec, session
+from .session import ClusterSpec, session, sigint_held
 from .tasks import exhibits, warm
 
 
@@ -116,6 +116,15 @@ def worker_modules(gen) -> tuple[str, ...]:
     """What a worker imports before its first task: the tasks, the generator's module and
     its ``worker_modules`` (a worker template imports them once, ``session``)."""
     return ("pipeline.engine.tasks", type(gen).__module__, *gen.worker_modules)
+
+
+def ahead(gen, spec: ClusterSpec):
+    """A context for a job that calls ``execute`` inside it: an embedded cluster's worker
+    template starts at once, so the job's set-up overlaps its imports (``template.early``);
+    a nullcontext for any other cluster."""
+    if spec.kind != "local":
+        return contextlib.nullcontext()
+    return template.early(worker_modules(gen), spec.out, sigint_held)
 
 
 @contextlib.contextmanager

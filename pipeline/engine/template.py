@@ -30,7 +30,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 # A socket's path is at most 107 bytes on Linux; multiprocessing names the socket
@@ -72,10 +72,12 @@ class Template:
     """A fork server this session started; ``method()`` is what the cluster's nannies
     start workers with, ``stop()`` ends it (once; the session's exit calls it)."""
 
-    def __init__(self, folder: Path, environ: dict[str, str]):
+    def __init__(self, folder: Path, environ: dict[str, str], modules: tuple[str, ...]):
         self.folder = folder
         self.environ = environ
+        self.modules = modules
         self.stopped = False
+        self.spare = False  # started ahead of its session (``early``), not taken yet
 
     def method(self) -> str:
         """'forkserver' while the template runs with the pre-spawn variables distributed
@@ -126,11 +128,15 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
     if len(os.fsencode(folder)) + SOCKET_NAME > SOCKET_PATH_MAX:
         return None
     with _lock:
+        if (_running is not None and _running.spare and not _running.stopped
+                and (_running.folder, _running.modules) == (folder, tuple(modules))):
+            _running.spare = False  # started for this session by ``early``
+            return _running
         if _running is not None or server._forkserver_pid is not None:
             return None  # another session's template, or a fork server not ours
         try:
             environ = pre_spawn_environ()
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(exist_ok=True)  # in --out as it is: never makes --out itself
         except (OSError, KeyError, TypeError, ValueError, ImportError):
             return None
         # the nanny sets these in this process too, before it starts a worker: the same
@@ -152,5 +158,22 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
                 config.pop("tempdir", None)
             else:
                 config["tempdir"] = before
-        _running = Template(folder, environ)
+        _running = Template(folder, environ, tuple(modules))
         return _running
+
+
+@contextlib.contextmanager
+def early(modules: Sequence[str], out: str | None, held) -> Iterator[None]:
+    """A template started now, inside ``held()`` (``session.sigint_held``), for a session
+    that begins later in the block: the job's own set-up (its tables, its plans) then
+    overlaps the template's imports. ``start`` with the same modules and output folder
+    takes it; one that no session took is stopped when the block ends."""
+    with held():
+        spare = start(modules, out)
+    if spare is not None:
+        spare.spare = True
+    try:
+        yield
+    finally:
+        if spare is not None and spare.spare:
+            spare.stop()

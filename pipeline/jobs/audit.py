@@ -25,7 +25,7 @@ from boardcore.tables import copy_root
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
 from ..engine import spot
-from ..engine.run import execute
+from ..engine.run import ahead, execute
 from ..engine.interrupts import interruptible
 from ..errors import (
     EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, OutputError, RunError, RunInterrupted,
@@ -111,7 +111,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     # how to load the generator again (resume, diff, hints)
     ref = gen.name if opts.daily else opts.generator or gen.name
     vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
-    store = None
+    store, facts = None, {}
     if opts.resume:
         store = ShardStore.find(opts.resume, vdir)
         if store.folder.parent != vdir:  # a folder named by its path: finish it there
@@ -126,6 +126,15 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                        calibration=facts.get("calibration"))
     if opts.calibration:  # read before anything is written (a bad file: exit 2)
         gen = gen.calibrated(opts.calibration)
+    with ahead(gen, opts.cluster()):  # the workers' template imports while the tables load
+        return _audit(gen, opts, full, ref, vdir, store, facts, progress, index, site,
+                      t_start)
+
+
+def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
+           store: ShardStore | None, facts: dict, progress: bool | None, index: bool,
+           site: str | None, t_start: float) -> AuditResult:
+    """``run_audit`` once its generator and options are settled (a resume's included)."""
     catalog = gen.load(opts.tables)
     for w in getattr(catalog, "warnings", ()):  # as `validate` prints them: a misspelled
         announce(w.format())                   # file name must not pass unseen at night
