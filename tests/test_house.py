@@ -247,6 +247,35 @@ def test_atomic_folder_leaves_nothing_on_failure(tmp_path):
     assert (tmp_path / "run" / "whole.txt").read_text() == "y"
 
 
+def test_atomic_folder_fsyncs_every_file_before_the_rename_and_fails_whole(tmp_path,
+                                                                           monkeypatch):
+    """The folder's files are fsynced several at a time, every one before the rename; one
+    that cannot be fails the folder (nothing appears)."""
+    synced, real = {}, atomic.fsync_path
+
+    def fsync(p):
+        synced[p.name] = (tmp_path / target).exists()  # True: after the rename
+        if p.name == "bad.txt":
+            raise OSError(5, "Input/output error")
+        real(p)
+
+    monkeypatch.setattr(atomic, "fsync_path", fsync)
+    names = {f"f{i}.txt" for i in range(20)}
+    target = "run"
+    with atomic.folder(tmp_path / target) as tmp:
+        for name in names:
+            (tmp / name).write_text(name)
+    assert {synced[n] for n in names} == {False}
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]
+    synced.clear()
+    target = "other"
+    with pytest.raises(OSError, match="Input/output"):
+        with atomic.folder(tmp_path / target) as tmp:
+            for name in names | {"bad.txt"}:
+                (tmp / name).write_text(name)
+    assert "bad.txt" in synced and [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
 def test_atomic_file_replaces_and_leaves_no_temporary(tmp_path):
     target = tmp_path / "LATEST"
     atomic.write_text(target, "a\n")

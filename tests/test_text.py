@@ -150,6 +150,25 @@ def test_guess_cells_are_coloured_by_the_tier_that_first_opens_them(default_tabl
     assert seen_kinds >= {4, "never"}  # both marks were exercised
 
 
+def test_a_drawing_and_its_play_page_share_one_board_and_equal_separate_ones(default_tables):
+    """A report's drawing and play page of one board are made from one generated board (the
+    worker makes it once, ``boards.made``): both equal what each makes alone."""
+    from minegen.audit import boards
+    from pipeline.generator import load_generator
+
+    gen = load_generator("minegen")
+    (plan,) = gen.plans(default_tables, [(3, 4)])
+    for index in (106, 1):
+        boards._made.cache_clear()
+        shared = (gen.exhibit(plan, index), gen.play_page(plan, index))
+        assert boards._made.cache_info().hits == 1
+        alone = []
+        for make in (gen.exhibit, gen.play_page):
+            boards._made.cache_clear()
+            alone.append(make(plan, index))
+        assert shared == tuple(alone) and shared[1] is not None
+
+
 def test_play_page_outcome_agrees_with_every_hard_line_of_its_board(default_tables,
                                                                      fixture_tables):
     """Issue 31: the page of (3, 4)#106 said "met its targets" beside "0 of 2 asked-for fog

@@ -15,6 +15,7 @@ test reads the picture back, and a picture stays a few kilobytes.
 
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -29,27 +30,6 @@ COLORS = {"mine": "#5d1010", "closed": UNPROVED_COLOR, "fog": "#b0b0b0", "open":
 # the kinds drawn as one path each, later over earlier (a cell may be several: fog over
 # eligible; a tier's colour over ``closed``, every cell F1 leaves closed)
 LAYERS = ("eligible", "mine", "closed", *(f"tier-{int(t)}" for t in Tier), "fog")
-
-
-def kinds(board) -> dict[tuple[int, int], set[str]]:
-    """(x, y) -> what the cell is, read from the board's layers."""
-    spawn = board.spawn_cells()
-    out = {}
-    for y in range(board.height):
-        for x in range(board.width):
-            k = set()
-            if board.mines[y, x]:
-                k.add("mine")
-            else:
-                k.add("zero" if int(board.numbers[y, x]) == 0 else "number")
-                if not board.revealed[y, x]:
-                    k.add("closed")
-            if board.fog[y, x]:
-                k.add("fog")
-            if spawn[y, x]:
-                k.add("spawn")
-            out[(x, y)] = k
-    return out
 
 
 def eligible(board) -> np.ndarray:
@@ -86,6 +66,12 @@ def largest_patch(cells: np.ndarray) -> np.ndarray:
     return out
 
 
+def _cells(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(x, y) of the cells of ``mask`` (indexed [y, x]), in row-major order."""
+    ys, xs = np.nonzero(mask)
+    return list(zip(xs.tolist(), ys.tolist()))
+
+
 def _squares(cells) -> str:
     return "".join(f"M{1 + x * CELL} {1 + y * CELL}h{CELL}v{CELL}h-{CELL}z" for x, y in cells)
 
@@ -96,15 +82,13 @@ def board_svg(board, title: str, region: int = 0) -> str:
     numbers. ``region`` > 0 (a board missing fog regions): the cells eligible for fog and
     their largest 4-connected patch are drawn, with the size a region needs."""
     w, h = board.width * CELL, board.height * CELL
-    k = kinds(board)
-    layers: dict[str, list] = {name: [] for name in LAYERS}
+    mines, fog = board.mines.astype(bool), board.fog.astype(bool)
     elig = eligible(board) if region else None
-    for (x, y), kind in sorted(k.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        for name in ("mine", "closed", "fog"):
-            if name in kind:
-                layers[name].append((x, y))
-        if elig is not None and elig[y, x] and not ({"mine", "fog"} & kind):
-            layers["eligible"].append((x, y))
+    layers: dict[str, list] = {name: [] for name in LAYERS}
+    layers.update(mine=_cells(mines), closed=_cells(~mines & ~board.revealed.astype(bool)),
+                  fog=_cells(fog))
+    if elig is not None:
+        layers["eligible"] = _cells(elig & ~mines & ~fog)
     g = guesses(board)
     for t, cells in g.by_tier.items():
         layers[f"tier-{int(t)}"] = cells
@@ -133,13 +117,13 @@ def board_svg(board, title: str, region: int = 0) -> str:
     grid = " ".join(f"M1 {1 + y * CELL}h{w}" for y in range(1, board.height)) + " " + \
         " ".join(f"M{1 + x * CELL} 1v{h}" for x in range(1, board.width))
     parts.append(f'<path d="{grid}" stroke="#ddd" stroke-width="0.5" fill="none"/>')
+    numbered = ~mines & (board.numbers != 0)
     for y in range(board.height):  # one text per row: x positions, then the digits
         for fogged in (False, True):
-            xs = [x for x in range(board.width) if not board.mines[y, x]
-                  and int(board.numbers[y, x]) and bool(board.fog[y, x]) == fogged]
+            xs = np.flatnonzero(numbered[y] & (fog[y] == fogged)).tolist()
             if xs:
                 style = ' fill="#555" font-style="italic"' if fogged else ""
-                digits = "".join(str(int(board.numbers[y, x])) for x in xs)
+                digits = "".join(map(str, board.numbers[y, xs].tolist()))
                 pos = " ".join(f"{1 + x * CELL + CELL / 2:g}" for x in xs)
                 parts.append(f'<text x="{pos}" y="{1 + y * CELL + CELL - 4}" '
                              f'text-anchor="middle"{style}>{digits}</text>')
@@ -184,7 +168,14 @@ def guess_legend(g) -> list[tuple[str, str]]:
 
 def made(plan, index: int, tiers: bool = True):
     """Board ``index`` of ``plan``'s row, as the audit made it (through the kernel the audit
-    used: ``tiers`` must match, or a worker compiles a second kernel)."""
+    used: ``tiers`` must match, or a worker compiles a second kernel). The last board made
+    is kept: a report's drawing and its play page ask for the same one in turn, so callers
+    read the board and never change it."""
+    return _made(plan, index, bool(tiers))
+
+
+@functools.lru_cache(maxsize=1)
+def _made(plan, index: int, tiers: bool):
     import warnings
 
     from ..errors import DegradedBoardWarning, IllegalBoardWarning

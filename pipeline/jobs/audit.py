@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -222,9 +223,15 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
                              f"with: {hints.resume_audit(run_id, ref, opts.out)}") from None
     finally:
         store.unlock()
-    store.remove()  # the run is complete: its shards are in records.parquet now
-    if index:
-        history.refresh(opts.out, announce)
+    # the run is complete: its shards are in records.parquet now, removed while the index
+    # is written (the disk's work beside the interpreter's)
+    remover = threading.Thread(target=store.remove, name="shards-remove")
+    remover.start()
+    try:
+        if index:
+            history.refresh(opts.out, announce)
+    finally:
+        remover.join()
     return result
 
 
@@ -321,8 +328,9 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
                    sweeps=latest_tune.sweeps(manifest) if index else ())
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
-    (tmp / "report.md").write_text(audit_page.markdown(doc, sections), encoding="utf-8")
-    (tmp / "report.html").write_text(audit_page.html(doc, sections), encoding="utf-8")
+    md, page = audit_page.pages(doc, sections)
+    (tmp / "report.md").write_text(md, encoding="utf-8")
+    (tmp / "report.html").write_text(page, encoding="utf-8")
     manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
     (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")

@@ -125,8 +125,9 @@ def rerender(run_dir: Path) -> str | None:
                    index=link, locked=locked, pages=pages, site=site,
                    tune=find(run_dir, manifest), rewritten=True, sweeps=sweeps(manifest))
     sections = gen.report_sections(doc)
-    atomic.write_text(run_dir / "report.md", audit_page.markdown(doc, sections))
-    atomic.write_text(run_dir / "report.html", audit_page.html(doc, sections))
+    md, page = audit_page.pages(doc, sections)
+    atomic.write_text(run_dir / "report.md", md)
+    atomic.write_text(run_dir / "report.html", page)
     return None
 
 

@@ -318,13 +318,26 @@ def document(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, lis
 
 
 def markdown(doc: AuditDoc, generator_sections: list[Section]) -> str:
+    return _markdown(*document(doc, generator_sections), doc)
+
+
+def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
+    return _html(*document(doc, generator_sections), doc)
+
+
+def pages(doc: AuditDoc, generator_sections: list[Section]) -> tuple[str, str]:
+    """``markdown`` and ``html`` of one document, built once (the renderers only read
+    it)."""
     title, sections = document(doc, generator_sections)
+    return _markdown(title, sections, doc), _html(title, sections, doc)
+
+
+def _markdown(title: str, sections: list[Section], doc: AuditDoc) -> str:
     return render.markdown(f"{title}: {'PASS' if doc.ok else 'FAIL'}", sections,
                            page="report.html")
 
 
-def html(doc: AuditDoc, generator_sections: list[Section]) -> str:
-    title, sections = document(doc, generator_sections)
+def _html(title: str, sections: list[Section], doc: AuditDoc) -> str:
     verdict = "PASS" if doc.ok else "FAIL"
     return render.html(title, sections, badge=(verdict, verdict.lower()),
                        legend=render.legend(doc.rules_doc, doc.site), jargon=doc.gen.jargon,

@@ -12,6 +12,7 @@ import glob
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -57,6 +58,22 @@ def write_text(final: str | os.PathLike, text: str) -> Path:
     return write_bytes(final, text.encode("utf-8"))
 
 
+FSYNC_THREADS = 8  # a run folder's ~150 files: 8 at a time take half the time of one
+
+
+def fsync_all(paths: list[Path]) -> None:
+    """``fsync_path`` of every path, several at a time (each waits on the disk, not on
+    Python); the first error is raised (the paths not yet begun are not tried)."""
+    if len(paths) < 2:
+        for p in paths:
+            fsync_path(p)
+        return
+    with ThreadPoolExecutor(min(FSYNC_THREADS, len(paths)),
+                            thread_name_prefix="fsync") as pool:
+        for _ in pool.map(fsync_path, paths):
+            pass
+
+
 @contextlib.contextmanager
 def folder(final: str | os.PathLike) -> Iterator[Path]:
     """Fill the yielded temporary folder; on a clean exit every file in it is fsynced, the
@@ -67,8 +84,7 @@ def folder(final: str | os.PathLike) -> Iterator[Path]:
     tmp.mkdir(parents=False)
     try:
         yield tmp
-        for p in sorted(tmp.rglob("*")):
-            fsync_path(p)
+        fsync_all(sorted(tmp.rglob("*")))
         fsync_path(tmp)
         os.rename(tmp, final)
     except BaseException:
