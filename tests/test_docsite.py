@@ -51,6 +51,26 @@ def test_every_doc_is_written_once_and_only_inside_the_folder(tmp_path):
     assert [p.name for p in docsite.write(out)] == ["glossary.html"]
 
 
+def test_docs_made_beside_a_block_are_there_when_it_ends_and_only_a_bug_is_raised(
+        tmp_path, monkeypatch):
+    """``beside``: the docs are rendered in a thread while the block runs and are complete
+    when it ends; a folder that cannot take them is left to ``write``'s later caller
+    (history.refresh says it), a bug in the rendering fails the block's caller."""
+    import pytest
+
+    with docsite.beside(tmp_path / "out"):
+        pass
+    assert {p.name for p in (tmp_path / "out" / "docs").iterdir()} == \
+        {f"{p.stem}.html" for p in DOCS}
+    (tmp_path / "file").write_text("not a folder")
+    with docsite.beside(tmp_path / "file"):  # NotADirectoryError: an OSError, said later
+        pass
+    monkeypatch.setattr(docsite, "_sources", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        with docsite.beside(tmp_path / "other"):
+            pass
+
+
 def test_every_link_between_the_docs_lands_on_a_heading(tmp_path):
     """The docs link each other by GitHub's heading anchors; the rendered pages carry the
     same anchors, so each of those links opens the section it names."""

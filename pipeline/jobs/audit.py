@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import sys
-import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -184,7 +183,9 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
     created = store.facts()["created_utc"] if full else None
     t0 = time.perf_counter()
     try:
-        with interruptible(), runs.run_folder(vdir, run_id, created) as tmp:
+        with docsite.beside(site or opts.out) if index else contextlib.nullcontext(), \
+                interruptible(), \
+                runs.run_folder(vdir, run_id, created) as tmp:
             # a shard proves its row: its records, the plan's columns and one board made
             # again (engine.spot); any other is computed again, and named
             reused = spot.reusable(gen, store, plans, expects, announce) if opts.resume \
@@ -223,15 +224,11 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
                              f"with: {hints.resume_audit(run_id, ref, opts.out)}") from None
     finally:
         store.unlock()
-    # the run is complete: its shards are in records.parquet now, removed while the index
-    # is written (the disk's work beside the interpreter's)
-    remover = threading.Thread(target=store.remove, name="shards-remove")
-    remover.start()
-    try:
-        if index:
-            history.refresh(opts.out, announce)
-    finally:
-        remover.join()
+    # the run is complete: its shards are in records.parquet now. Removed before the index
+    # is written: the index's listing locks each partial run it reads (runs.list_runs)
+    store.remove()
+    if index:
+        history.refresh(opts.out, announce)
     return result
 
 
@@ -297,9 +294,6 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         (tmp / "assertions.json").write_text(runs.to_json_rows({
             "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
             "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
-        if index:  # the docs the pages cite; history.refresh says it when they cannot be
-            with contextlib.suppress(OSError):
-                docsite.write(site)
 
     made = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
                              if k in by_key], meanwhile=meanwhile)

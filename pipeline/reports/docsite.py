@@ -21,12 +21,15 @@ Contracts:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import html as _html
 import os
 import posixpath
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from boardcore import assets, atomic
@@ -213,3 +216,29 @@ def write(out: str | os.PathLike) -> list[Path]:
         data = _rendered(name, text, frozenset(names), digest)
         written.append(atomic.write_file(target, lambda p, d=data: p.write_bytes(d)))
     return written
+
+
+@contextlib.contextmanager
+def beside(out: str | os.PathLike) -> Iterator[None]:
+    """``write(out)`` in a thread while the block runs: an audit into a new folder renders
+    the docs while its client waits on the workers' imports (decision 271). Joined when
+    the block ends; an OSError is left to the caller's later ``write`` (``jobs.history.
+    refresh`` says it), any other error is raised then."""
+    failed: list[BaseException] = []
+
+    def render() -> None:
+        try:
+            write(out)
+        except OSError:
+            pass
+        except BaseException as e:  # noqa: BLE001 -- raised in the caller's thread
+            failed.append(e)
+
+    thread = threading.Thread(target=render, name="docs")
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+    if failed:
+        raise failed[0]
