@@ -140,6 +140,10 @@ class Generator(ABC):
     # (importing them compiles nothing): an embedded cluster's worker template imports
     # them once, and every worker is forked with them (decision 267).
     worker_modules: tuple[str, ...] = ()
+    # A module whose import does ``warm`` (loads the kernels from their cache): the worker
+    # template imports it last when ``cold()`` is False, so each forked worker starts with
+    # the kernels loaded (decision 272); None: the workers warm themselves.
+    warm_module: str | None = None
 
     # Seconds a first compile takes on a 2-core machine (measured: benchmarks/compile.py),
     # for the line that announces it; 0: unknown.

@@ -69,6 +69,36 @@ def test_workers_fork_from_a_template_that_lives_as_long_as_its_session(tmp_path
     assert sorted(p.name for p in out.iterdir()) == []
 
 
+def _loaded():  # runs on a worker, before any task
+    import sys
+
+    from minegen._kernels import attempt
+
+    return {"warmed": "minegen.warmed" in sys.modules,
+            "kernels": len(attempt.generate_boards_tiers.signatures)
+            + len(attempt.generate_boards.signatures)}
+
+
+def test_a_warm_kernel_cache_is_loaded_once_in_the_template(tmp_path, monkeypatch):
+    """With the kernel cache warm the template imports the generator's ``warm_module``
+    last, so the forked workers hold the kernels before their first task (decision 272);
+    with it cold the template never does (``CompileOnce`` compiles, once, elsewhere)."""
+    from pipeline.engine.run import worker_modules
+    from pipeline.generator import load_generator
+
+    gen = load_generator("minegen")
+    monkeypatch.setattr(type(gen), "cold", lambda self: True)
+    assert "minegen.warmed" not in worker_modules(gen)
+    monkeypatch.setattr(type(gen), "cold", lambda self: False)
+    modules = worker_modules(gen)
+    assert modules[-1] == "minegen.warmed" and "minegen.batch" in modules
+    out = tmp_path / "out"
+    out.mkdir()
+    with session(ClusterSpec(workers=2, out=str(out)), preload=modules) as s:
+        facts = list(s.client.run(_loaded).values())
+    assert len(facts) == 2 and all(f["warmed"] and f["kernels"] >= 1 for f in facts), facts
+
+
 def test_without_a_short_socket_path_the_workers_are_spawned(tmp_path):
     """A socket path is at most 107 bytes: with an output folder deeper than that allows,
     the workers are spawned by the nanny (children of the client), as before."""

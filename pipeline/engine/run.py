@@ -114,8 +114,11 @@ def _wait_all(futures) -> None:
 
 def worker_modules(gen) -> tuple[str, ...]:
     """What a worker imports before its first task: the tasks, the generator's module and
-    its ``worker_modules`` (a worker template imports them once, ``session``)."""
-    return ("pipeline.engine.tasks", type(gen).__module__, *gen.worker_modules)
+    its ``worker_modules`` (a worker template imports them once, ``session``); then, when
+    the kernel cache is warm, its ``warm_module`` (a cold cache is compiled once by
+    ``CompileOnce``, never in the template)."""
+    warmed = (gen.warm_module,) if gen.warm_module and not gen.cold() else ()
+    return ("pipeline.engine.tasks", type(gen).__module__, *gen.worker_modules, *warmed)
 
 
 def ahead(gen, spec: ClusterSpec):

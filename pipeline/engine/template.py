@@ -5,8 +5,10 @@ A LocalCluster's nannies start each worker as a fresh interpreter (multiprocessi
 each on the 2-core reference machine), and at the end of the run each interpreter is torn
 down again (0.3 s more once the kernels are loaded). Here a session starts one template the
 moment it begins, beside the client's own import of distributed: multiprocessing's fork
-server, which imports those modules once; every worker is forked from it with them already
-imported, and ends as a forked child does (``os._exit``, no interpreter teardown).
+server, which imports those modules once (with a warm kernel cache, the generator's
+``warm_module`` last: the kernels loaded, decision 272); every worker is forked from it
+with them already imported, and ends as a forked child does (``os._exit``, no interpreter
+teardown).
 
 The template lives only as long as its session: it is started in the session's environment
 with the variables the nanny sets before it spawns a worker (``distributed.nanny.
