@@ -142,7 +142,7 @@ def main() -> None:
                          "RSS counts the pages of the libraries the client maps, as "
                          "Linux does: in a fresh clone, whose files were all just written "
                          "and so sit in the page cache, about 45 MB more than in an older "
-                         "checkout (/proc/<pid>/status RssFile 139 MB against 94 MB)."))
+                         "checkout (`RssFile` in `/proc/self/status`: 139 MB against 94 MB)."))
     finally:
         if args.out is None:
             shutil.rmtree(tmp, ignore_errors=True)
