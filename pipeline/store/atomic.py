@@ -64,11 +64,7 @@ FSYNC_THREADS = 8  # a run folder's ~150 files: 8 at a time take half the time o
 def fsync_all(paths: list[Path]) -> None:
     """``fsync_path`` of every path, several at a time (each waits on the disk, not on
     Python); the first error is raised (the paths not yet begun are not tried)."""
-    if len(paths) < 2:
-        for p in paths:
-            fsync_path(p)
-        return
-    with ThreadPoolExecutor(min(FSYNC_THREADS, len(paths)),
+    with ThreadPoolExecutor(max(1, min(FSYNC_THREADS, len(paths))),
                             thread_name_prefix="fsync") as pool:
         for _ in pool.map(fsync_path, paths):
             pass
