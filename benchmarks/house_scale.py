@@ -75,6 +75,11 @@ board_biome = ["dungeon"]
     return root
 
 
+def non_generation(run: dict) -> float:
+    """The share of a run's wall that is not the fan-out of generation."""
+    return 1 - run["fanout_s"] / run["wall_s"]
+
+
 def one_run(tables: Path, n: int, out: Path) -> dict:
     """One audit in a fresh process, with the machine's 1-minute load average as it
     started (2 cores: above 2, other work shared them and the wall is longer)."""
@@ -106,7 +111,7 @@ def main() -> None:
             result[f"n{n}"] = {
                 "boards": runs[0]["boards"], **{k: round(v, 3) for k, v in med.items()},
                 "non_generation_share": round(statistics.median(
-                    1 - r["fanout_s"] / r["wall_s"] for r in runs), 3),
+                    non_generation(r) for r in runs), 3),
                 "runs": runs}
         if len(args.n) > 1:
             lo, hi = min(args.n), max(args.n)
@@ -119,11 +124,10 @@ def main() -> None:
                 got = [value(r) for r in result[f"n{n}"]["runs"]]
                 return f"{fmt.format(min(got))}–{fmt.format(max(got))}"
 
-            share = lambda r: 100 * (1 - r["fanout_s"] / r["wall_s"])  # noqa: E731
             rows = [[f"N = {n} ({result[f'n{n}']['boards']:,} boards)",
                      f"{result[f'n{n}']['wall_s']:.1f} s",
                      f"{100 * result[f'n{n}']['non_generation_share']:.1f} % "
-                     f"({spread(n, share, '{:.1f}')}; ≤ 12 %)",
+                     f"({spread(n, lambda r: 100 * non_generation(r), '{:.1f}')}; ≤ 12 %)",
                      f"{result[f'n{n}']['report_s']:.2f} s "
                      f"({spread(n, lambda r: r['report_s'], '{:.2f}')}; ≤ 1.0 s at N = 1024)",
                      f"{result[f'n{n}']['peak_rss_mb']:.0f} MB "

@@ -6,7 +6,6 @@ starts with the kernels loaded (decision 272). Nothing else imports it: the impo
 warm-up.
 """
 
-from .audit.generator import TIERS
-from .batch import warm_up
+from .audit.generator import GENERATOR
 
-warm_up(tiers=TIERS)
+GENERATOR.warm()
