@@ -231,12 +231,14 @@ def add_tune(sub, command) -> None:
                     "tables.",
         epilog=TUNE_EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--generator", default=None, help=GENERATOR_HELP)
-    t.add_argument("--tables", default=None, help="table root (default: the generator's)")
+    t.add_argument("--tables", default=None, help="table root (default: the one --run "
+                   "audited, else the generator's)")
     t.add_argument("--n", type=dom.N_BOARDS, default=None,
                    help=f"boards per row and per candidate (default {DEFAULT_N})")
     t.add_argument("--run", default=None, metavar="RUN",
-                   help="start from this finished audit of the same tables instead of "
-                        "auditing them first (run id, prefix, LATEST or folder)")
+                   help="start from this finished audit instead of auditing the tables "
+                        "first, and tune the tables it audited (run id, prefix, LATEST or "
+                        "folder)")
     t.add_argument("--resume", dest="resume_tune", default=None, metavar="ID",
                    help="complete an interrupted tune (its id under <out>/tune/)")
     t.add_argument("--apply", default=None, metavar="ID",

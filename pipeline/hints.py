@@ -9,6 +9,7 @@ would type it. ``out`` and ``tables`` are left out when they are the defaults.
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from .generator import DEFAULT_GENERATOR
@@ -39,6 +40,15 @@ def program_command(prog: str, *args: object, tables: str | None = None) -> str:
     return shlex.join(parts)
 
 
+def tables_flag(root: object, default_root: object) -> str | None:
+    """``root`` as ``--tables`` takes it, or None when it is the generator's default root
+    (however the path is written: a link, a relative path)."""
+    if root is None or (default_root is not None
+                        and os.path.realpath(str(root)) == os.path.realpath(str(default_root))):
+        return None
+    return str(root)
+
+
 def resume_audit(run_id: str, generator: str | None, out: str) -> str:
     return audit_command("audit", "--resume", run_id, generator=generator, out=out)
 
@@ -49,7 +59,7 @@ class RunHints:
 
     def __init__(self, manifest: dict, default_root: object = None):
         root = manifest.get("table_root")
-        self.tables = None if root in (None, str(default_root)) else root
+        self.tables = tables_flag(root, default_root)
         self.generator = manifest.get("generator_ref") or manifest.get("generator")
         self.out = manifest.get("out")
 

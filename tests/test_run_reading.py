@@ -63,7 +63,8 @@ def test_tune_reads_the_named_generators_latest_at_its_n(both):
 def test_tune_refuses_a_run_of_other_tables_or_another_generator(both):
     out, ids = both
     p = cli("tune", "--run", ids["minegen"], "--tables", OTHER, "--out", out)
-    one_line_refusal(p, f"--run {ids['minegen']} audited the tables at", "give --tables")
+    one_line_refusal(p, f"--run {ids['minegen']} audited the tables at", f"not {OTHER}",
+                     "drop --tables")
     p = cli("tune", "--run", ids["tilegen"], "--out", out)
     one_line_refusal(p, "is a tilegen run, not minegen", "--generator tilegen")
     assert not (out / "tune").exists()

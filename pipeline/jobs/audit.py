@@ -177,15 +177,23 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
             "file", "sha256", "synthetic", "figure", "informative", "held_out_mae")}
     if opts.resume:
         manifest["resumed_from"] = run_id
-    # LATEST names the newest complete full-table audit; a subset, or the resume of an
-    # older run while a newer full run exists, leaves it where it is (decided when the run
-    # folder is in place, under a lock: runs.advance_latest)
+    # LATEST names the newest complete full-table audit of its table root; a subset, the
+    # resume of an older run while a newer full run exists, or a run of another root than
+    # the generator's own, leaves it where it is (decided when the run folder is in place,
+    # under a lock: runs.advance_latest; decision 273)
     created = store.facts()["created_utc"] if full else None
+
+    def kept(other: str, root: str) -> None:
+        announce(f"LATEST stays on run {other}, of the tables at {root}; this run audited "
+                 f"{catalog.root}, so name it by its id: " + hints.audit_command(
+                     "tune", "--run", run_id, generator=ref, out=opts.out,
+                     tables=hints.tables_flag(catalog.root, gen.default_root)))
     t0 = time.perf_counter()
     try:
         with docsite.beside(site or opts.out) if index else contextlib.nullcontext(), \
                 interruptible(), \
-                runs.run_folder(vdir, run_id, created) as tmp:
+                runs.run_folder(vdir, run_id, created, str(catalog.root),
+                                gen.default_root, kept) as tmp:
             # a shard proves its row: its records, the plan's columns and one board made
             # again (engine.spot); any other is computed again, and named
             reused = spot.reusable(gen, store, plans, expects, announce) if opts.resume \

@@ -78,10 +78,13 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
     gen = load_generator(a.generator)
     require(gen, "tune")
     ref = a.generator or gen.name
-    catalog = gen.load(a.tables)
-    if opts.run:  # the run must be of these tables, this generator and this N
+    if opts.run:  # without --tables, the run's own tables (decision 274)
         path = runs.resolve_run(opts.run, a.out, gen.report_subdir)
         manifest = runs.read_json(path / "manifest.json")
+        if a.tables is None:
+            a = replace(a, tables=runs.run_tables(manifest, gen, f"--run {opts.run}"))
+    catalog = gen.load(a.tables)
+    if opts.run:  # the run must be of these tables, this generator and this N
         if not opts.n_given and isinstance(manifest.get("n"), int):
             a = replace(a, n=manifest["n"])
         runs.check_fits(manifest, gen, catalog, a.n, f"--run {opts.run}")

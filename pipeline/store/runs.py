@@ -66,34 +66,51 @@ def latest(vdir: Path) -> str | None:
     return name if _RUN_NAME.fullmatch(name) else None
 
 
-def advance_latest(vdir: Path, run_id: str, created_utc: str) -> bool:
-    """Point ``LATEST`` at ``run_id`` when that run is newer than the one it names; decided
-    and written under a lock on the folder ``vdir`` itself (no lock file left behind), so of
-    two audits finishing into one --out the newer stays LATEST whichever finishes last.
-    True when LATEST moved."""
+def advance_latest(vdir: Path, run_id: str, created_utc: str, root: str | None = None,
+                   default_root: str | None = None) -> tuple[str, str] | None:
+    """Point ``LATEST`` at ``run_id`` when that run is newer than the one it names and of
+    its table root; decided and written under a lock on the folder ``vdir`` itself (no lock
+    file left behind), so of two audits finishing into one --out the newer stays LATEST
+    whichever finishes last. ``root``: the run's table root. LATEST follows one root
+    (decision 273): a run of another root leaves it, unless it is of ``default_root`` (the
+    generator's own), which takes LATEST over. Returns (run id, table root) of the run
+    LATEST keeps naming because it is of another root; else None."""
     import fcntl
     import os
 
     fd = os.open(vdir, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # held for a read and a rename: microseconds
-        if not newer_than_latest(vdir, created_utc):
-            return False
+        current = latest(vdir)
+        theirs = str(_manifest_of(vdir, current).get("table_root") or "")
+        if root and theirs and not same_root(theirs, root):
+            if not (default_root and same_root(root, default_root)):
+                return str(current), theirs  # another root's lineage: not this run's
+        elif not newer_than_latest(vdir, created_utc):
+            return None
         set_latest(vdir, run_id)
-        return True
+        return None
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def same_root(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _manifest_of(vdir: Path, run_id: str | None) -> dict:
+    try:
+        got = json.loads((vdir / str(run_id) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return got if isinstance(got, dict) else {}
 
 
 def newer_than_latest(vdir: Path, created_utc: str) -> bool:
     """True when a run created at ``created_utc`` is newer than the run LATEST names (or
     LATEST names none that can be read)."""
-    current = latest(vdir)
-    try:
-        theirs = json.loads((vdir / str(current) / "manifest.json").read_text())["created_utc"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return True
-    return created_utc >= theirs
+    theirs = _manifest_of(vdir, latest(vdir)).get("created_utc")
+    return not isinstance(theirs, str) or created_utc >= theirs
 
 
 def to_json(obj) -> str:
@@ -273,18 +290,50 @@ def check_fits(manifest: dict, gen, catalog, n: int, what: str) -> None:
     """InputError (one line) unless the run ``manifest`` describes is of ``gen``, of the
     tables ``catalog`` holds (same content hash) and of N = ``n``: a job that reads a run
     never mixes it with other tables, another generator or another N."""
+    _check_generator(manifest, gen, what)
+    differ = tables_differ(manifest, catalog.root, catalog.content_hash, what)
+    theirs = manifest.get("table_root")
+    if differ and theirs and same_root(theirs, catalog.root):
+        raise InputError(f"{what} audited {theirs} when its files hashed "
+                         f"{str(manifest.get('table_hash'))[:12]}; they hash "
+                         f"{catalog.content_hash[:12]} now (edited since the run): audit "
+                         "them again first")
+    if differ:
+        raise InputError(f"{differ}: drop --tables (the run's own tables are used), or "
+                         "audit these tables first")
+    if manifest.get("n") != n:
+        raise InputError(f"{what} has N = {manifest.get('n')}, not {n}: drop --n (the run's "
+                         "N is used) or audit at that N first")
+
+
+def _check_generator(manifest: dict, gen, what: str) -> None:
     if manifest.get("generator") != gen.name:
         raise InputError(f"{what} is a {manifest.get('generator')} run, not {gen.name}: name "
                          f"the generator it was audited with (--generator "
                          f"{manifest.get('generator')})")
-    if manifest.get("table_hash") != catalog.content_hash:
-        raise InputError(f"{what} audited the tables at {manifest.get('table_root')} (hash "
-                         f"{str(manifest.get('table_hash'))[:12]}), not {catalog.root} (hash "
-                         f"{catalog.content_hash[:12]}): give --tables of that run, or audit "
-                         "these tables first")
-    if manifest.get("n") != n:
-        raise InputError(f"{what} has N = {manifest.get('n')}, not {n}: drop --n (the run's "
-                         "N is used) or audit at that N first")
+
+
+def run_tables(manifest: dict, gen, what: str) -> str | None:
+    """The table root of the run ``manifest`` describes, for a job given no --tables
+    (decision 274): None when it is the generator's default root, or the manifest names
+    none; InputError when the run is another generator's or its root is gone."""
+    _check_generator(manifest, gen, what)
+    root = manifest.get("table_root")
+    if not root or (gen.default_root and same_root(root, gen.default_root)):
+        return None
+    if not Path(root).is_dir():
+        raise InputError(f"{what} audited the tables at {root}, which is no longer a "
+                         "folder: give --tables, a root with the same files")
+    return str(root)
+
+
+def tables_differ(manifest: dict, root, content_hash: str, what: str) -> str:
+    """Nothing when the run ``manifest`` describes audited tables of ``content_hash``; else
+    one clause naming both roots and hashes."""
+    was = manifest.get("table_hash")
+    return "" if was == content_hash else (
+        f"{what} audited the tables at {manifest.get('table_root')} (hash {str(was)[:12]}), "
+        f"not {root} (hash {content_hash[:12]})")
 
 
 def read_json(path: Path) -> dict:
@@ -346,12 +395,17 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
 
 
 @contextlib.contextmanager
-def run_folder(vdir: Path, run_id: str, created_utc: str | None = None) -> Iterator[Path]:
+def run_folder(vdir: Path, run_id: str, created_utc: str | None = None,
+               root: str | None = None, default_root: str | None = None,
+               kept=None) -> Iterator[Path]:
     """Fill the yielded temporary folder; it becomes ``vdir/run_id`` atomically (fsynced)
     and, for a run that may be LATEST (``created_utc`` given), ``LATEST`` then names it if
-    no newer run holds it (``advance_latest``)."""
+    no newer run of its table root ``root`` holds it (``advance_latest``); ``kept(run id,
+    root)`` is called when LATEST stays on a run of another table root."""
     atomic.remove_stale(vdir / run_id)  # an earlier attempt of this run killed mid-write
     with atomic.folder(vdir / run_id) as tmp:
         yield tmp
     if created_utc is not None:
-        advance_latest(vdir, run_id, created_utc)
+        other = advance_latest(vdir, run_id, created_utc, root, default_root)
+        if other and kept is not None:
+            kept(*other)

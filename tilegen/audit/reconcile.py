@@ -31,7 +31,7 @@ from boardcore.errors import InputError
 from pipeline.analysis.margin import wilson
 
 from ..telemetry import candidates, overdispersion, read, schema, stats, tally
-from . import proposals
+from . import proposals, reconcile_tables
 
 FDR = 0.05
 MIN_SESSIONS = 30  # per seed, played (not quit) sessions before a seed is tested
@@ -290,6 +290,7 @@ def cmd_reconcile(args) -> int:
     if args.engine == "local" and (args.workers is not None or args.scheduler is not None):
         raise InputError("--workers and --scheduler choose the Dask cluster: give "
                          "--engine dask with them")
+    differs = reconcile_tables.differ(run_dir, args)  # another table's run (decision 275)
     from boardcore.cli import aside
 
     from ..funnel import progress
@@ -309,6 +310,8 @@ def cmd_reconcile(args) -> int:
                             min_step=args.min_step)
             else:
                 doc = _on_dask(args, run_dir)
+            if differs:
+                print(reconcile_tables.line(differs, doc), file=sys.stderr)
             # players through the levels (decision 259)
             doc["funnel"] = aside(progress.part, Path(args.telemetry), run_dir,
                                   doc["sessions"])
@@ -320,6 +323,10 @@ def cmd_reconcile(args) -> int:
 
                 print("JUnit: " + str(junit.write(args.junit_xml, junit.reconcile_document(
                     doc, folder), "reconcile.xml")))
+    except read.TelemetryError as e:  # no usable session: the run's tables may be why
+        if differs:
+            raise read.TelemetryError(f"{e}; {differs[0]}; {differs[1]}") from None
+        raise
     except Interrupted as e:
         done = (f"; the report was written: {folder / 'report.html'}" if folder is not None
                 else "; no report was written")
