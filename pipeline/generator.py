@@ -1,13 +1,11 @@
 """The plug-in seam: what the engine, the store and the reports need from a generator.
 
-A generator subclasses ``Generator`` (the required core, below on one screen) and, for each
-job it serves beyond the audit, a capability: ``Sweep`` (``sweep``), ``Tune`` (``tune``,
-which sweeps as well) and ``Daily`` (``audit --daily``). Everything else has a default in ``Generator`` that a generator
-overrides when it has more to say (reports, cross-row checks, drawings). A job asked of a
-generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
+A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
+beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
+--daily``); the rest has defaults it may override (reports, cross-row checks, drawings). A
+job asked of a generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
-A generator is registered under the entry-point group ``minegen.generators``
-(``pyproject.toml``) or named as ``module:attribute`` (``--generator tests.toygen:GENERATOR``).
+It is registered under the entry points ``minegen.generators`` or named ``module:attribute``.
 
 Words used below:
 - a *catalog* is a loaded, validated table root (``catalog.root``: its resolved path,
@@ -102,19 +100,15 @@ class Generator(ABC):
     jargon: tuple[tuple[str, str], ...] = ()
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
-    # The index of a row's first board (an int <= 0). A row of N boards runs boards
-    # [first_index, N): N boards i = 0..N-1 plus -first_index before them (e.g. -1 for a
-    # board the game ships beside the audit's seeds). The engine splits, sorts and counts
-    # them like any other; N (``--n``) stays the count of boards i >= 0, and the
+    # A row's first board (an int <= 0): a row of N boards runs boards [first_index, N),
+    # e.g. -1 for a board the game ships beside the audit's N (``--n`` counts i >= 0); the
     # aggregations decide which boards each per-row figure reads (see ``board_span``).
     first_index = 0
 
     def expected_columns(self, plan: Any, first: int, count: int) -> dict[str, Any]:
-        """Record columns whose values the plan fixes before any board is made, for boards
-        [first, first + count): a column name -> one value for every board, or an array of
-        ``count`` values (the stream seeds). A resumed shard whose records disagree is not
-        this row's (``store.shards.disproves``): a copy of another row's shard relabelled with
-        this row's key. Default: none (the key and index columns are always checked)."""
+        """Record columns the plan fixes for boards [first, first + count): name -> one
+        value, or ``count`` values (the stream seeds). A resumed shard that disagrees is not
+        this row's (``store.shards.disproves``). Default: none (key and index are checked)."""
         return {}
 
     @property
@@ -316,6 +310,15 @@ class Tune(Sweep):
         Default: none."""
         return []
 
+    def tune_space(self, catalog: Any, key: tuple, lines: list[str], floors=None) -> Any:
+        """A row's multi-field search space (``jobs.explore.Space``; ``floors``: least
+        values a joint change requires); None: its fields are searched in pairs."""
+        return None
+
+    def tune_joint(self, catalog: Any, changes: dict) -> dict:
+        """{key: whole change} for each row the cross-row lines need changed too."""
+        return {}
+
     def vary_many(self, catalog: Any, key: tuple, changes: dict
                   ) -> tuple[Any | None, list[Diagnostic]]:
         """``vary`` with several fields at once ({field: value}); the default varies one
@@ -377,9 +380,12 @@ def require(gen: Generator, job: str) -> None:
                          f"{CAPABILITIES[job].__name__} capability")
 
 
-def board_span(gen: Generator, n: int) -> tuple[int, int]:
+def board_span(gen: Generator, n: int, start: int | None = None) -> tuple[int, int]:
     """(first, count): a row of N = ``n`` runs boards [first, first + count) = [first_index,
-    n). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
+    n), or [start, n) when ``start`` is given (tune's fresh boards past the audit's: issue
+    40). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
+    if start is not None:
+        return start, n - start
     first = gen.first_index
     if not isinstance(first, int) or isinstance(first, bool) or first > 0:
         raise TypeError(f"generator {gen.name!r}: first_index must be an int <= 0, "

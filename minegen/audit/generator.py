@@ -326,6 +326,12 @@ class MinegenAudit(Generator, Tune):
         return tune.candidates(catalog.resolve(*key), [ln for ln in self.lines
                                                        if ln.name in lines], floor)
 
+    def tune_space(self, catalog: Tables, key, lines: list[str], floors: dict | None = None):
+        return tune.space(catalog.resolve(*key), lines, floors)
+
+    def tune_joint(self, catalog: Tables, changes: dict) -> dict:
+        return tune.joint(catalog.board_gen, changes)
+
     def table_edits(self, catalog: Tables, key, field: str, old, new) -> list:
         """board_size is two keys of board_gen.toml: board_width and board_height."""
         if field == BOARD_SIZE:

@@ -7,14 +7,17 @@ change outwards; ``minegen tune`` ranks them (``pipeline.analysis.cost``).
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
 from boardcore.toml_patch import patch_rows
 from pipeline.analysis.cost import Cost, se_mean, se_quantile, se_share
 from pipeline.analysis.lines import Line
+from pipeline.jobs.explore import Dim, Space
 from pipeline.store import atomic
 
+from ..table_model import region_target_size
 from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN, fog_asked, region_cells
 
 FOG_KEEP = 0.5  # a proposal delivering under half the fog cells the row asks is flagged
@@ -146,3 +149,78 @@ def patch_tables(src: str | Path, dst: Path, changes: dict[tuple[int, int], dict
               for key, row in changes.items()}
     atomic.write_text(path, patch_rows(path.read_text(encoding="utf-8"),
                                        ("level_index", "node_depth"), fields))
+
+
+# The multi-field search (issue 40 item 2; ``pipeline.jobs.explore``): a row failing B is
+# searched over its board size, density, fog regions and fog cells together, within its
+# intent: the board never shrinks, the fog stays (at least one region, never under
+# FOG_SEARCH_KEEP of the fog cells the row asks: above the FOG_KEEP flag), and every point
+# is a row the loader accepts or is scored as refused.
+FOG_SEARCH_KEEP = 0.55
+GROW = 10  # cells the search may add to each side (the loader's F2c bounds it too)
+DENSITY_DOWN, DENSITY_UP = 0.03, 0.12
+
+
+def fog_ratio(cells: int, width: int, height: int) -> float:
+    """A fog ratio asking ``cells`` cells of a ``width`` x ``height`` board, on a grid of
+    0.001 (rounded up, so the regions are not smaller than the cells asked)."""
+    return math.ceil(1000 * cells / (width * height)) / 1000
+
+
+def space(row, lines: list[str], floors: dict | None = None) -> Space | None:
+    """The search space of a row failing B (None for any other failure: its single-field
+    candidates and pairs cover it). ``floors``: least values a joint change of the level
+    requires ({field: value}, e.g. board_width from the row before it)."""
+    if "B" not in lines or not row.fog_region_count:
+        return None
+    floors = floors or {}
+    asked = row.fog_region_count * region_target_size(
+        row.board_width, row.board_height, row.fog_target_ratio, row.fog_region_count)
+    w0 = max(row.board_width, floors.get("board_width", 0))
+    h0 = max(row.board_height, floors.get("board_height", 0))
+    d0 = max(round(row.mine_density - DENSITY_DOWN, 2), floors.get("mine_density", 0.0))
+    dims = (Dim("board_width", w0, min(64, w0 + GROW)),
+            Dim("board_height", h0, min(64, h0 + GROW)),
+            Dim("mine_density", d0, round(max(d0, row.mine_density) + DENSITY_UP, 2), 0.01),
+            Dim("fog_region_count", 1, max(3, row.fog_region_count + 1)),
+            Dim("fog_cells", math.ceil(FOG_SEARCH_KEEP * asked), asked))
+    now = {"board_width": row.board_width, "board_height": row.board_height,
+           "mine_density": row.mine_density, "fog_region_count": row.fog_region_count,
+           "fog_target_ratio": row.fog_target_ratio}
+
+    def change(p: dict) -> dict:
+        w, h = int(p["board_width"]), int(p["board_height"])
+        new = {"board_width": w, "board_height": h,
+               "mine_density": round(p["mine_density"], 2),
+               "fog_region_count": int(p["fog_region_count"]),
+               "fog_target_ratio": fog_ratio(int(p["fog_cells"]), w, h)}
+        return {f: v for f, v in new.items() if v != now[f]}
+
+    words = (f"board {w0}-{w0 + GROW} x {h0}-{h0 + GROW} (never smaller), mine_density "
+             f"{d0:.2f}-{max(d0, row.mine_density) + DENSITY_UP:.2f}, 1-"
+             f"{max(3, row.fog_region_count + 1)} fog regions, "
+             f"{math.ceil(FOG_SEARCH_KEEP * asked)}-{asked} fog cells (the row asks {asked})")
+    return Space(dims, change, words)
+
+
+def joint(rows, changes: dict) -> dict:
+    """The least joint change that keeps line E with ``changes`` ({(L, D): {field: value}})
+    in place: along each changed level's depths, every monotone_in_depth field of a row is
+    raised to the row before it where it fell below -> {(L, D): the row's whole change}
+    for each row that needs one (a row of ``changes`` included when it is raised too)."""
+    out = {}
+    for level in sorted({k[0] for k in changes}):
+        running: dict = {}
+        for r in sorted((r for r in rows if r.level_index == level), key=lambda r: r.node_depth):
+            key = (level, r.node_depth)
+            mine = {n: v for f, v in changes.get(key, {}).items()
+                    for n in (("board_width", "board_height") if f == BOARD_SIZE else (f,))}
+            need = {}
+            for f in r.monotone_in_depth:
+                value = mine.get(f, getattr(r, f))
+                if f in running and value < running[f]:
+                    need[f] = value = running[f]
+                running[f] = value
+            if need:
+                out[key] = {**mine, **need}
+    return out

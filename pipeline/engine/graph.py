@@ -75,11 +75,11 @@ POLL_S = 2.0  # how often a quiet fan-out checks that a scheduler and workers ar
 def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | None,
              on_row: Callable[[int, pl.DataFrame], None],
              progress: Progress | None = None, worker_timeout: float = 60.0,
-             ran_on: set | None = None) -> dict[str, float]:
+             ran_on: set | None = None, start: int | None = None) -> dict[str, float]:
     """Generate the boards of N = n for each plan on ``client`` (boards [first_index, n),
-    ``generator.board_span``); each finished row goes to ``on_row`` (sorted by the
-    generator's index field). Returns {"fanout": seconds}. ``ran_on``
-    (if given) receives the address of every worker that computed a block.
+    ``generator.board_span``; [start, n) when ``start`` is given); each finished row goes
+    to ``on_row`` (sorted by the generator's index field). Returns {"fanout": seconds}.
+    ``ran_on`` (if given) receives the address of every worker that computed a block.
 
     Never waits for ever: with no worker for ``worker_timeout`` seconds, a scheduler that
     stops answering, or a task lost with its workers past the scheduler's allowed
@@ -89,7 +89,7 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
     """
     from dask.distributed import wait
 
-    start, per_row = board_span(gen, n)
+    start, per_row = board_span(gen, n, start)
     todo = blocks(len(plans), n, seeds_per_task, start)
     progress = progress or Progress(len(plans), per_row * len(plans))
     left: dict[int, int] = {}

@@ -135,8 +135,10 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
             seeds_per_task: int | None, store: ShardStore, expects: list[dict],
             progress: bool | None = None, what: str = "audit",
             then: Callable[[int, pl.DataFrame], None] | None = None,
-            announce: Callable[[str], None] | None = None) -> Iterator[Execution]:
-    """Generate the rows at positions ``todo``; on entering the body every row of
+            announce: Callable[[str], None] | None = None,
+            start: int | None = None) -> Iterator[Execution]:
+    """Generate the rows at positions ``todo`` (boards [start, n) when ``start`` is given,
+    else the generator's span of N = n); on entering the body every row of
     ``plans`` has a shard. ``then(position, frame)`` runs after each row's shard is saved
     (a job's finishing pass overlaps the fan-out there). The body may ask the cluster for
     exhibits, then calls ``close_soon`` so the cluster closes while it writes; the cluster is
@@ -162,9 +164,10 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
                      preload=worker_modules(gen)) as s:
             timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
                                on_row=done,
-                               progress=Progress(len(todo), board_span(gen, n)[1] * len(todo),
+                               progress=Progress(len(todo),
+                                                 board_span(gen, n, start)[1] * len(todo),
                                                  progress, what),
-                               worker_timeout=s.timeout, ran_on=ran_on)
+                               worker_timeout=s.timeout, ran_on=ran_on, start=start)
             yield Execution(s.description, len(ran_on), {**s.timings, **timings},
                             session=s)
             # the body's work is done (a job's finishing pass, before the caller keeps it):

@@ -19,15 +19,12 @@ import json
 from pathlib import Path
 
 from ..analysis import cost
-from ..analysis import lines as L
-from ..analysis.collect import ROW, collect_each
-from ..engine import spot
-from ..engine.run import execute
 from ..options import AuditOptions
 from ..store import runs
-from ..store.shards import ShardStore, shard_key
-from .audit import announce
 from .curve import Curve
+from .evaluate import round_of, run_batch
+from .explore import explore
+from .settle import confirm_words, confirmation, joint_rows, settle
 
 
 PAIR_FIELDS = 4  # the pair search: pairs of the row's first 4 candidate fields ...
@@ -49,14 +46,20 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
     singles = {key: [value if isinstance(value, dict) else {fld: value}
                      for fld, values in gen.tune_candidates(catalog, key, names)
                      for value in values] for key, names in todo.items()}
-    tried, scheduler = _round(gen, catalog, a, base, folder, "candidates", singles, progress)
+    tried, scheduler = round_of(gen, catalog, a, base, folder, "candidates", singles, progress)
     curve = Curve(gen, catalog, base, folder)
-    pairs = {key: _pairs(tried[key]) for key in todo if not _keeps_alone(curve, key, tried[key])}
-    more, scheduler2 = _round(gen, catalog, a, base, folder, "pairs",
-                              {k: v for k, v in pairs.items() if v}, progress)
-    every = {key: tried[key] + more.get(key, []) for key in todo}
+    spaces = {key: sp for key in todo if not _keeps_alone(curve, key, tried[key], margin=True)
+              and (sp := gen.tune_space(catalog, key, todo[key])) is not None}
+    pairs = {key: _pairs(tried[key]) for key in todo
+             if key not in spaces and not _keeps_alone(curve, key, tried[key])}
+    more, scheduler2 = round_of(gen, catalog, a, base, folder, "pairs",
+                                {k: v for k, v in pairs.items() if v}, progress)
+    found, scheduler3 = explore(gen, catalog, a, base, folder, spaces, progress)
+    every = {key: tried[key] + more.get(key, []) + found.get(key, []) for key in todo}
     picks, broken, groups = _choose(gen, curve, todo, every)
-    final = {k: (c["change"], c["_raw"]) for k, c in picks.items()}
+    done = settle(gen, catalog, a, base, folder, curve, todo, every, picks, broken, progress)
+    groups = {**groups, **done.groups}
+    final = {k: (c["change"], c["_raw"]) for k, c in {**done.picks, **done.added}.items()}
 
     def on_table(key: tuple, c: dict) -> list[str]:
         """What candidate ``c`` of row ``key`` would break, put in place of the row's own
@@ -66,19 +69,26 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
     rows, changes = [], {}
     for key, names in todo.items():
         row = _decide(gen, catalog, key, names, every[key], base.rows.get(key) or {},
-                      searched_pairs=key in pairs, pick=picks.get(key),
-                      broken=broken.get(key), group=groups.get(key, []),
-                      on_table=lambda c, key=key: on_table(key, c))
+                      searched_pairs=key in pairs, pick=done.picks.get(key),
+                      broken=None if key in done.picks else broken.get(key),
+                      group=groups.get(key, []), on_table=lambda c, key=key: on_table(key, c))
+        row.update(confirmation(gen, key, done, spaces.get(key), found.get(key),
+                                lambda ch, key=key: _summary(_edits(gen, catalog, key, ch))))
         rows.append(row)
         if row["change"]:
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
+    for key, c in done.added.items():  # rows a joint change edits that did not fail
+        changes[key] = c["change"]
     what_if = _what_ifs(gen, catalog, a, base, folder,
                         [r for r in rows if not r["change"]], progress)
     for cands in every.values():  # the raw frames served the curve: not part of tune.json
         for c in cands:
             c.pop("_raw", None)
     return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
-            "_changes": changes, "scheduler": what_if or scheduler2 or scheduler,
+            "_changes": changes,
+            "scheduler": what_if or scheduler3 or scheduler2 or scheduler,
+            "joint": joint_rows(gen, done, lambda k, ch: _summary(_edits(gen, catalog, k, ch))),
+            "confirm_boards": confirm_words(gen, a.n), "joint_search": done.joint,
             "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
             "curve": {"lines": [ln.name for ln in gen.lines], "checked": curve.checked,
                       "cost_tie": cost.COST_TIE},
@@ -97,11 +107,11 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
                        for k, v in sorted(locked.items())]}
 
 
-def _keeps_alone(curve: Curve, key: tuple, cands: list[dict]) -> bool:
-    """True when some acceptable candidate of the row, applied alone, keeps every line of
-    the whole table (then no pair is searched for the row)."""
+def _keeps_alone(curve: Curve, key: tuple, cands: list[dict], margin: bool = False) -> bool:
+    """True when some acceptable candidate of the row (``margin``: with margin), applied
+    alone, keeps every line of the whole table (then no pair is searched for the row)."""
     return any(not curve.breaks({key: (c["change"], c["_raw"])})
-               for c in cost.ranked(cands))
+               for c in cost.ranked(cands) if c["margin"] or not margin)
 
 
 def _group_key(names: list[str], cands: list[dict]) -> tuple:
@@ -193,28 +203,6 @@ def _spread(values: list) -> list:
     return [values[round(i * last / (PAIR_VALUES - 1))] for i in range(PAIR_VALUES)]
 
 
-def _round(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, name: str,
-           wanted: dict[tuple, list[dict]], progress) -> tuple[dict[tuple, list], str]:
-    """Run every valid candidate of every row as one graph (shards under
-    ``.partial-<name>``, so an interrupted tune resumes) -> ({key: evaluated candidates in
-    the declared order}, the scheduler's description)."""
-    out: dict[tuple, list] = {key: [] for key in wanted}
-    plans, meta = [], []
-    for key, changes in wanted.items():
-        for order, change in enumerate(changes):
-            plan, diags = gen.vary_many(catalog, key, change)
-            entry = {"change": change, "field": " + ".join(change),
-                     "value": next(iter(change.values())) if len(change) == 1
-                     else list(change.values()), "order": order}
-            if plan is None:
-                out[key].append({**entry, "status": "invalid",
-                                 "rule": diags[0].rule if diags else ""})
-                continue
-            meta.append((key, entry))
-            plans.append(plan)
-    return _run(gen, a, base, folder, name, out, meta, plans, progress)
-
-
 def _what_ifs(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, rows: list[dict],
               progress) -> str:
     """Issue 30 item 5: for each row left without a proposal whose failure a rule of the
@@ -230,77 +218,13 @@ def _what_ifs(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, rows:
             out.setdefault(key, [])
             meta.append((key, {"rule": rule, "change": {}, "order": order}))
             plans.append(plan)
-    got, scheduler = _run(gen, a, base, folder, "what-if", out, meta, plans, progress)
+    got, scheduler = run_batch(gen, a, base, folder, "what-if", out, meta, plans, progress)
     for row in rows:
         for c in got.get(tuple(row["key"]), [])[:1]:
             row["what_if"] = {k: c[k] for k in ("rule", "holds", "margin", "noise", "lines",
                                                  "figures", "shown", "errors",
                                                  "records_sha256")}
     return scheduler
-
-
-def _run(gen, a: AuditOptions, base: runs.Run, folder: Path, name: str, out: dict,
-         meta: list[tuple[tuple, dict]], plans: list, progress) -> tuple[dict, str]:
-    """Audit ``plans`` (one per ``meta`` entry (key, entry)) as one graph and append each
-    evaluated entry to ``out[key]``, in the declared order."""
-    if not plans:
-        return out, ""
-    cand = folder / f"{runs.PARTIAL_PREFIX}{name}"  # kept by an interrupted tune
-    store = ShardStore(cand) if (cand / "run.json").is_file() else \
-        ShardStore.create(folder, name, {name: len(plans)})
-    expects = [shard_key(gen, p, a.n) for p in plans]
-    kept = set(spot.reusable(gen, store, plans, expects, announce))  # an interrupted tune's
-    todo = [i for i in range(len(plans)) if i not in kept]
-    with execute(gen, a.cluster(scratch=str(store.folder / "scratch")), plans, todo, a.n,
-                 a.seeds_per_task, store, expects, progress, what="tune",
-                 announce=announce) as ex:
-        ex.close_soon()
-        verdicts = _verdicts(gen, [got for _, got in collect_each(
-            gen, store.rows(list(range(len(plans)))))])
-    for (key, entry), v in zip(meta, verdicts):
-        out[key].append(_evaluated(gen, base.rows.get(key) or {}, entry, v))
-    for key in out:
-        out[key].sort(key=lambda c: c["order"])
-    store.remove()
-    return out, ex.scheduler
-
-
-def _verdicts(gen, collected: list) -> list[dict]:
-    """Each candidate's lines and figures from its collected records (the lines of every
-    candidate judged in one Pandera pass: ``lines.evaluate_many``)."""
-    frames = [gen.row_columns(got.rows.drop(ROW), None) for got in collected]
-    out = []
-    for got, frame, results in zip(collected, frames,
-                                    L.evaluate_many(frames, gen.lines, gen.key_fields)):
-        hard = [r for r in results if r["hard"] and r["applies"]]
-        out.append({
-            "holds": not L.hard_failures(results), "records_sha256": got.records_sha256,
-            "row": frame.to_dicts()[0], "_raw": got.rows.drop(ROW),
-            "lines": {r["line"]: {"observed": r["observed"], "passed": r["passed"],
-                                  **({"interval": r["interval"],
-                                      "within_noise": r["within_noise"]}
-                                     if "interval" in r else {})} for r in hard}})
-    return out
-
-
-def _evaluated(gen, base_row: dict, entry: dict, verdict: dict) -> dict:
-    """A candidate's verdict with its cost to the player, its flags and its margin."""
-    before = cost.figures(gen.tune_costs, base_row)
-    after = cost.figures(gen.tune_costs, verdict["row"])
-    ops = {ln.name: ln for ln in gen.lines}
-    noise = [{"line": n, "observed": x["observed"], "interval": x["interval"],
-              "threshold": ops[n].threshold,
-              "n_needed": cost.n_to_clear(x["observed"], ops[n].threshold,
-                                          above=ops[n].op in (">=", ">"))}
-             for n, x in verdict["lines"].items() if x.get("within_noise")]
-    return {**entry, "status": "ok", "holds": verdict["holds"], "_raw": verdict["_raw"],
-            "margin": verdict["holds"] and not noise, "noise": noise,
-            "lines": verdict["lines"], "records_sha256": verdict["records_sha256"],
-            "figures": after, "cost": cost.cost(gen.tune_costs, before, after),
-            "shown": cost.figures(getattr(gen, "tune_shown", ()), verdict["row"]),
-            "errors": cost.errors((*gen.tune_costs, *getattr(gen, "tune_shown", ())),
-                                  verdict["row"]),
-            "flags": cost.flags(gen.tune_costs, base_row, after) if verdict["holds"] else []}
 
 
 def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_row: dict,
@@ -313,7 +237,8 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     rule behind it and the best each line reached. The alternatives and the options that
     remove a feature carry what each would break on the whole table (``on_table``)."""
     valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
-    good = [c for c in cost.ranked(tried) if c is not pick]
+    good = [c for c in cost.ranked(tried)
+            if pick is None or _frozen(c["change"]) != _frozen(pick["change"])]
     flagged = [c for c in valid if c["holds"] and c["flags"]]
     drop = next((c for c in valid if cost.drops_feature(gen.tune_costs, c["figures"])),
                 None)  # the row without its feature (minegen: no fog), measured

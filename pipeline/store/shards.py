@@ -209,13 +209,13 @@ def disproves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> str:
     return ""
 
 
-def shard_key(gen, plan, n: int) -> dict:
+def shard_key(gen, plan, n: int, start: int | None = None) -> dict:
     """What a row's shard must hold for this run to reuse it: the generator and its
     versions, the row, its snapshot, the board range [first, first + count) of N = n
     (``generator.board_span``: [0, n) unless the generator starts before 0) and the record
     schema (with the row count and the bytes' sha256 that ``save`` adds)."""
     schema = [(f.name, f.dtype) for f in gen.record]
-    first, count = board_span(gen, n)
+    first, count = board_span(gen, n, start)
     return {"generator": gen.name, "metric_version": gen.metric_version,
             "generator_version": gen.generator_version, "key": list(gen.key(plan)),
             "snapshot": snapshot_digest(gen.snapshot(plan)), "n": n, "first": first, "count": count,

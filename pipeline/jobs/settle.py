@@ -1,0 +1,146 @@
+"""From ranked candidates to the proposals a designer may apply (issue 40 items 1-2):
+rows whose own fixes break the curve get a joint change (``joint``), then every proposal is
+confirmed on fresh boards (``confirm``) and only those that hold there stay proposals.
+
+``settle`` returns, per row, the candidate evaluated on the confirmation boards (its
+figures are the ones every page shows after the change), the joint groups, the rows a
+joint change adds, and for each row whose proposal did not hold there the evidence: the
+change, the figures on the fresh boards and the boards that would settle it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..analysis import cost
+from ..options import AuditOptions
+from ..store import runs
+from .confirm import ALTERNATES, confirm, words
+from .curve import Curve
+from .joint import good, joint_search, starts
+
+
+def _frozen(change: dict) -> str:
+    return json.dumps(change, sort_keys=True, default=str)
+
+
+@dataclass
+class Settled:
+    picks: dict = field(default_factory=dict)  # {key: candidate on the fresh boards}
+    chosen_on: dict = field(default_factory=dict)  # {key: the candidate as ranked}
+    groups: dict = field(default_factory=dict)  # {key: [labels of its joint group]}
+    added: dict = field(default_factory=dict)  # {key: fresh candidate}: rows a joint adds
+    unconfirmed: dict = field(default_factory=dict)  # {key: {change, lines, boards ...}}
+    joint: dict = field(default_factory=dict)  # the joint search's evidence
+    attempts: dict = field(default_factory=dict)  # {key: [(change, held on fresh boards)]}
+
+
+def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: Curve,
+           todo: dict, every: dict, picks: dict, broken: dict, progress) -> Settled:
+    out = Settled()
+    members: dict[tuple, list[tuple]] = {}
+    if broken:  # the rows whose own fixes break the curve, changed with their level
+        start = starts(gen, catalog, picks, broken, every)
+        js, out.joint = joint_search(gen, catalog, a, base, folder, curve, start, progress)
+        if js is not None:
+            moved = sorted(k for k, c in js.items()
+                           if k in broken or k not in picks or c is not picks[k])
+            for k in moved:
+                members[k] = moved
+            picks = {**picks, **{k: js[k] for k in moved if k in todo}}
+            added = {k: js[k] for k in moved if k not in todo}
+        else:
+            added = {}
+    else:
+        added = {}
+    final = {k: (c["change"], c["_raw"]) for k, c in {**picks, **added}.items()}
+    every_pick = {**picks, **added}
+    sets: dict[tuple, list[dict]] = {}
+    for group in {tuple(g) for g in members.values()}:  # one set per joint group
+        sets[group[0]] = [{m: every_pick[m]["change"] for m in group}]
+    for k, c in picks.items():
+        if k in members:
+            continue
+        alts = [x for x in cost.ranked(every[k]) if _frozen(x["change"]) != _frozen(c["change"])
+                and not curve.breaks({**final, k: (x["change"], x["_raw"])})]
+        sets[k] = [{k: x["change"]} for x in [c, *alts[:ALTERNATES]]]
+    fresh = confirm(gen, catalog, a, base, folder, sets, progress)
+    for k, results in fresh.items():
+        group = members.get(k, [k])
+        held = next((r for r in results if all(good(x) for x in r.values())), None)
+        for m in group:
+            out.attempts[m] = [(r[m]["change"], all(good(x) for x in r.values()))
+                               for r in results[:results.index(held) + 1 if held else None]]
+        if held is None:
+            first = results[0]
+            for m in group:
+                x = first[m]
+                out.unconfirmed[m] = {
+                    "change": x["change"], "boards": x["boards"], "lines": x["lines"],
+                    "noise": x["noise"], "group": [gen.label(g) for g in group if g != m]}
+            continue
+        for m in group:
+            was = every_pick[m]
+            if len(results) > 1:  # an alternate held where the proposal did not
+                was = next((x for x in every[m] if _frozen(x["change"]) ==
+                            _frozen(held[m]["change"])), was)
+            out.chosen_on[m] = was
+            target = out.added if m in added else out.picks
+            target[m] = {**held[m], "order": was.get("order", 0)}
+            if len(group) > 1:
+                out.groups[m] = [gen.label(g) for g in group if g != m]
+    return out
+
+
+def confirm_words(gen, n: int) -> str:
+    """Which boards confirm a proposal, as the pages say it."""
+    return (f"{words(gen, n, False)}; a change that gives the row new seeds (a new "
+            f"revision) on {words(gen, n, True)}")
+
+
+def confirmation(gen, key: tuple, done: Settled, space, found: list | None, literal) -> dict:
+    """What the tune page says of a row beyond its class: the boards its proposal was
+    confirmed on and its figures where it was chosen; for a proposal that did not hold
+    there, class "not confirmed" with the figures and the boards that would settle it;
+    the multi-field search's space and its best point (the evidence for a row left
+    without a proposal). ``literal(change)``: a change as the table file's lines."""
+    out: dict = {}
+    if key in done.picks:
+        was = done.chosen_on[key]
+        out["confirmed"] = {"boards": done.picks[key]["boards"], "chosen_on": was["lines"],
+                            "chosen_change": literal(was["change"])}
+    if key in done.attempts:  # in rank order: those that did not hold, then the one that did
+        out.setdefault("confirmed", {})["attempts"] = [
+            {"change": change, "summary": literal(change), "held": held}
+            for change, held in done.attempts[key]]
+    if key in done.unconfirmed:
+        u = done.unconfirmed[key]
+        need = max((x["n_needed"] or 0 for x in u["noise"]), default=0)
+        failing = [n for n, x in u["lines"].items() if x["passed"] is False]
+        out.update({"class": "not confirmed", "change": None, "unconfirmed": {
+            **u, "change": literal(u["change"]), "n_needed": need or None,
+            "failing": failing},
+            "why": f"{literal(u['change'])} held on the audit's boards but not on "
+                   f"{u['boards']}: " + (f"{', '.join(failing)} fails there" if failing else
+                                          "within noise there")})
+    if space is not None:
+        from .explore import closest
+
+        near = closest(found or [], {ln.name: ln for ln in gen.lines})
+        out["searched"] = {"space": space.words, "points": len(found or []),
+                           "best": None if near is None else {
+                               "change": literal(near["change"]), "lines": near["lines"],
+                               "holds": near["holds"], "margin": near["margin"]}}
+    return out
+
+
+def joint_rows(gen, done: Settled, literal) -> list[dict]:
+    """The rows a joint change edits although they did not fail, each with its change
+    and figures on the confirmation boards (the page lists them with the group);
+    ``literal(key, change)``: a change as the table file's lines."""
+    return [{"key": list(k), "label": gen.label(k), "change": literal(k, c["change"]),
+             "fields": c["change"], "lines": c["lines"], "figures": c["figures"],
+             "boards": c["boards"], "margin": c["margin"], "cost": c["cost"]}
+            for k, c in sorted(done.added.items())]
