@@ -58,13 +58,17 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
     every = {key: tried[key] + more.get(key, []) + found.get(key, []) for key in todo}
     picks, broken, groups = _choose(gen, curve, todo, every)
     done = settle(gen, catalog, a, base, folder, curve, todo, every, picks, broken, progress)
-    groups = {**groups, **done.groups}
     final = {k: (c["change"], c["_raw"]) for k, c in {**done.picks, **done.added}.items()}
+    # what the proposals together break with their confirmation boards' figures (an
+    # advisory line near its threshold can move between board sets): said on the page
+    final_breaks = curve.breaks(final) if final else []
 
     def on_table(key: tuple, c: dict) -> list[str]:
         """What candidate ``c`` of row ``key`` would break, put in place of the row's own
-        proposal among all the others (an alternative is shown with it, never as a fix)."""
-        return curve.breaks({**final, key: (c["change"], c["_raw"])})
+        proposal among all the others (an alternative is shown with it, never as a fix),
+        beyond what the proposals break together."""
+        return [b for b in curve.breaks({**final, key: (c["change"], c["_raw"])})
+                if b not in final_breaks]
 
     rows, changes = [], {}
     for key, names in todo.items():
@@ -89,6 +93,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             "scheduler": what_if or scheduler3 or scheduler2 or scheduler,
             "joint": joint_rows(gen, done, lambda k, ch: _summary(_edits(gen, catalog, k, ch))),
             "confirm_boards": confirm_words(gen, a.n), "joint_search": done.joint,
+            "final_breaks": final_breaks,
             "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
             "curve": {"lines": [ln.name for ln in gen.lines], "checked": curve.checked,
                       "cost_tie": cost.COST_TIE},

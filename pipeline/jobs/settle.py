@@ -44,6 +44,7 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
     if broken:  # the rows whose own fixes break the curve, changed with their level
         start = starts(gen, catalog, picks, broken, every)
         js, out.joint = joint_search(gen, catalog, a, base, folder, curve, start, progress)
+        out.joint["broke"] = {gen.label(k): what for k, (_, what) in broken.items()}
         if js is not None:
             moved = sorted(k for k, c in js.items()
                            if k in broken or k not in picks or c is not picks[k])
@@ -107,6 +108,8 @@ def confirmation(gen, key: tuple, done: Settled, space, found: list | None, lite
     the multi-field search's space and its best point (the evidence for a row left
     without a proposal). ``literal(change)``: a change as the table file's lines."""
     out: dict = {}
+    if key in done.groups:
+        out.update({"class": "joint change", "joint_group": done.groups[key]})
     if key in done.picks:
         was = done.chosen_on[key]
         out["confirmed"] = {"boards": done.picks[key]["boards"], "chosen_on": was["lines"],

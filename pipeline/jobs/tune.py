@@ -3,8 +3,10 @@ least cost to the player (orchestration only).
 
 1. A baseline audit of the tables (or ``--run``, an audit already made of these tables).
 2. The search (``candidates``): per failing row the design does not fix
-   (``Tune.locked``), candidates one field at a time and then in pairs, all with the
-   audit's seeds, rows streamed to shards so an interrupted tune resumes (``--resume ID``);
+   (``Tune.locked``), candidates one field at a time, then several fields together (pairs,
+   or the generator's search space: ``explore``), joint changes along a level where a
+   row's fix breaks the curve (``joint``), every proposal confirmed on fresh boards
+   (``confirm``; issue 40), all with the audit's seeds, rows streamed to shards so an interrupted tune resumes (``--resume ID``);
    each row classed and, where a candidate is acceptable, the best-ranked one proposed.
 3. A proposed table root (``Tune.patch_tables``), its own audit, and the diff of that audit
    against the baseline; patch.md and tune.html say it all (``reports.tune_page``).
@@ -246,11 +248,20 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | No
         return _write_over(gen, doc, root, folder / "tables", now, out)
     keys = {tuple(gen.parse_key(t)) for t in parse_rows(only)}
     picked = {tuple(r["key"]): {f["field"]: f["new"] for f in r["change"]["fields"]}
-              for r in doc["rows"] if r.get("change") and tuple(r["key"]) in keys}
+              for r in [*doc["rows"], *({"key": j["key"], "change": {"fields": [
+                  {"field": f, "new": v} for f, v in j["fields"].items()]}}
+                  for j in doc.get("joint") or [])]
+              if r.get("change") and tuple(r["key"]) in keys}
     missing = sorted(keys - set(picked))
     if missing:
         raise InputError(f"--only {only}: the tune proposes nothing for "
                          + ", ".join(gen.label(k) for k in missing))
+    labels = {gen.label(k) for k in keys}
+    for r in doc["rows"]:  # a joint change is applied whole, or its level breaks E
+        group = [r["label"], *r.get("joint_group", [])]
+        if r["label"] in labels and not labels.issuperset(group):
+            raise InputError(f"--only {only}: {r['label']} is one joint change with "
+                             f"{', '.join(r['joint_group'])}; name every row of it")
     with tempfile.TemporaryDirectory(prefix="apply-", dir=folder) as scratch:
         proposed = Path(scratch) / "tables"  # a proposed root of only the rows asked for
         gen.patch_tables(now, proposed, picked)

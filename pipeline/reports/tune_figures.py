@@ -20,7 +20,9 @@ def change_words(f: float | None, t: float | None, digits: int, unit: float) -> 
         return "—"
     if round(f, digits) == round(t, digits):
         return "unchanged"
-    rel = f" ({100 * (t - f) / f:+.0f} %)" if f and unit >= 1 else ""
+    # a share of the row's value only where the value is at least one unit (the cost's
+    # own denominator): from 0.1 fog cells, "+20180 %" says nothing a designer can use
+    rel = f" ({100 * (t - f) / f:+.0f} %)" if unit >= 1 and abs(f) >= unit else ""
     return f"{t - f:+.{digits}f}{rel}"
 
 
@@ -61,7 +63,8 @@ def cost_table(doc: dict, now: dict, then: dict, asked: dict | None = None,
              and cost.beyond_noise(s_now.get(label), s_then.get(label), e_now.get(label),
                                    e_then.get(label)) is not False]
     return Table(["what the player gets", "the table asks", "now (95 % interval)",
-                  "proposed (95 % interval)", "change"], rows)
+                  "after, on the confirmation boards (95 % interval)" if doc.get(
+                      "confirm_boards") else "proposed (95 % interval)", "change"], rows)
 
 
 def cost_words(doc: dict, now: dict, then: dict, most: int = 3,
@@ -80,8 +83,10 @@ def cost_words(doc: dict, now: dict, then: dict, most: int = 3,
             continue
         unit = units.get(label, 1.0)
         size = abs(b - a) / max(abs(a), unit)
-        text = (f"{label} {100 * (b - a) / a:+.0f} %" if a and unit >= 1
-                else f"{label} {b - a:+.{d.get(label, 2)}f}")
+        k = d.get(label, 2)
+        text = (f"{label} {100 * (b - a) / a:+.0f} %" if unit >= 1 and abs(a) >= unit
+                else f"{label} {a:.{k}f} → {b:.{k}f}" if unit >= 1
+                else f"{label} {b - a:+.{k}f}")
         moved.append((size, text))
     moved.sort(reverse=True)
     return ", ".join(t for _, t in moved[:most]) or "nothing beyond noise"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .tune_page import _slug
 
-PROPOSED = ("one field", "several fields")  # tune's classes that carry a proposal
+PROPOSED = ("one field", "several fields", "joint change")  # tune's classes that carry a proposal
 
 
 @dataclass(frozen=True)
