@@ -30,11 +30,11 @@ INTENTS = (
     Intent("fog cells per board", fog_asked, lambda r: r["fog_cells_mean"],
            lambda a, g, r: a > 0 and g < KEEP * a,
            f"place under {100 * KEEP:.0f} % of the fog cells they ask",
-           "regions that do not fit in the eligible cells (line B)"),
+           "regions that do not fit in the eligible cells (line B)", lines=("B",)),
     Intent("inferability (target → p10)", lambda r: r["inferability_target"],
            lambda r: r["inferability_p10"], lambda a, g, r: g < a,
            "have a tenth of their boards below the target", "line A counts them",
-           digits=3),
+           digits=3, lines=("A",)),
 )
 
 

@@ -16,7 +16,7 @@ from ..analysis.lines import Line, advisory_warnings, hard_failures
 from ..hints import RunHints
 from . import drill, render, todo
 from .document import (
-    FAIL, NA, WARN, Cell, Figure, Figures, Para, Section, Table, facts_sections, num,
+    NA, WARN, Cell, Figure, Figures, Para, Section, Table, facts_sections, line_mark, mark, num,
 )
 from . import docsite, intent
 from .svg import Marks, Series, Shade, line_chart
@@ -189,7 +189,7 @@ def _lines(doc: AuditDoc) -> Section:
                         Cell(str(sum(r["passed"] is True for r in of_line))),
                         Cell(str(len(noisy)) if ln.trials else "—",
                              WARN if noisy else None),
-                        Cell(str(n_fail), (FAIL if ln.hard else WARN) if n_fail else None),
+                        Cell(str(n_fail), mark(n_fail > 0, ln.hard)),
                         Cell(str(sum(not r["applies"] for r in of_line))), Cell(ln.meaning)])
     sec.blocks.append(Table(["line", "kind", "requirement", "applies to", "rows passed",
                              "of them within noise", "rows failed", "rows n/a", "meaning"],
@@ -206,14 +206,15 @@ def _lines(doc: AuditDoc) -> Section:
         cells = [Cell(str(v)) for v in key]
         for ln in doc.lines:  # status + observed value, the same reading as the verdict
             r = by_key.get((ln.name, key))
-            if r is None or not r["applies"]:
+            m = NA if r is None else line_mark(r)
+            if m == NA:
                 cells.append(Cell("n/a", NA))
             elif r["passed"]:
-                cells.append(Cell(f"pass {num(r['observed'])}"))
+                cells.append(Cell(f"pass {num(r['observed'])}", m))
             elif ln.hard:
-                cells.append(Cell(f"FAIL {num(r['observed'])}", FAIL))
+                cells.append(Cell(f"FAIL {num(r['observed'])}", m))
             else:
-                cells.append(Cell("warn", WARN))
+                cells.append(Cell("warn", m))
         matrix.append(cells)
     sec.blocks.append(Para("Per row: status and observed value of each line."))
     sec.blocks.append(Table([*doc.key_fields, *(ln.name for ln in doc.lines)], matrix))

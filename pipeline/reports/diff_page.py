@@ -8,8 +8,13 @@ are a row's snapshot, figures and counts is the generator's ``diff_columns``.
 The runs are "before" (the first run named) and "after" (never A and B: those are line
 names). Layout: cross-version banner (when the runs' metric_versions differ), the summary
 with both reports linked, the lines that flipped (better / worse for the line), one block
-per changed row (its table values, its lines coloured by direction, its figures before →
+per changed row (its table values, its lines with their direction, its figures before →
 after in a narrow table), then every compared value in one wide matrix, run facts.
+
+Colours as on every page (``document.mark``): a line failing after is the fail colour (a
+hard line) or amber (an advisory one), whichever way it moved; a line that holds after is
+green when it flipped to pass or moved away from its threshold; every other change is the
+neutral "changed" colour, never amber.
 """
 
 from __future__ import annotations
@@ -17,20 +22,23 @@ from __future__ import annotations
 import os
 
 from ..analysis.compare import BOTH, COUNT, FIGURE, ONLY_A, LineDiff, RowDiff, RunDiff, same
+from ..analysis.compare import ABSENT as S_ABSENT
 from ..analysis.compare import FAIL as S_FAIL  # line statuses
+from ..analysis.compare import NA as S_NA
 from ..analysis.compare import PASS as S_PASS
 from ..analysis.compare import WARN as S_WARN
 from ..analysis.lines import advisory_warnings, hard_failures
 from . import render
-from .document import BETTER, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section, Table
+from .document import (BETTER, CHANGED, FAIL, MISSING, NA, WARN, Bullets, Cell, Para, Section,
+                       Table, mark)
 from .document import exact as _val
 from .document import num
 
 _ARROW = " → "
-LEGEND = ('<p class="legend">Legend: <span class="warn">changed</span><span class="fail">'
-          'worse for the line (flipped to fail, pass to warn, or further from its threshold)'
-          '</span>'
-          '<span class="better">better for the line (flipped to pass, or closer)</span>'
+LEGEND = ('<p class="legend">Legend: <span class="fail">fails a hard line (after)</span>'
+          '<span class="warn">advisory warning (after)</span>'
+          '<span class="better">holds, and better for the line (flipped to pass, or '
+          'further from its threshold)</span><span class="changed">changed</span>'
           '<span class="na">n/a</span></p>')
 
 
@@ -84,21 +92,46 @@ def worse(ln: LineDiff) -> bool:
     return ln.flipped and ln.status_a == S_PASS and ln.status_b in (S_FAIL, S_WARN)
 
 
-def _mark_of(d: RunDiff, ln: LineDiff) -> str | None:
-    if ln.flipped:
-        return FAIL if worse(ln) or ln.status_b == S_FAIL else BETTER \
-            if ln.status_b == S_PASS else WARN
+def _way(d: RunDiff, ln: LineDiff) -> int:
+    """``direction`` of a line's change (0 for a line the generator no longer declares)."""
     lines = {x.name: x for x in d.gen.lines}
-    way = direction(lines[ln.line], ln.observed_a, ln.observed_b) if ln.line in lines else 0
-    return BETTER if way > 0 else FAIL if way < 0 else WARN
+    return direction(lines[ln.line], ln.observed_a, ln.observed_b) if ln.line in lines else 0
 
 
-def _lines_mark(lines) -> str | None:
-    if any(worse(ln) or (ln.flipped and ln.status_b == S_FAIL) for ln in lines):
-        return FAIL
-    if lines and all(ln.flipped and ln.status_b == S_PASS for ln in lines):
-        return BETTER
-    return WARN if lines else None
+def _status_mark(status: str) -> str | None:
+    """A line's status after, marked as every page marks it (``document.mark``)."""
+    return mark(status in (S_FAIL, S_WARN), hard=status == S_FAIL,
+                applies=status not in (S_NA, S_ABSENT))
+
+
+def _mark_of(d: RunDiff, ln: LineDiff) -> str | None:
+    """A changed line: its status after first (failing, warning, n/a); a line that holds
+    after is better when it flipped to pass or moved away from its threshold, else it
+    only changed."""
+    after = _status_mark(ln.status_b)
+    if after is not None:
+        return after
+    if ln.flipped:
+        return BETTER if ln.status_a in (S_FAIL, S_WARN) else CHANGED
+    return BETTER if _way(d, ln) > 0 else CHANGED
+
+
+def _lines_mark(d: RunDiff, lines) -> str | None:
+    """Several changed lines in one cell: the most serious of their marks."""
+    marks = {_mark_of(d, ln) for ln in lines}
+    for m in (FAIL, WARN, CHANGED, NA):
+        if m in marks:
+            return m
+    return BETTER if marks else None
+
+
+def _way_words(d: RunDiff, ln: LineDiff) -> str:
+    """The direction in words, for a line that did not flip (the colour says its status)."""
+    if ln.flipped:
+        return ""
+    way = _way(d, ln)
+    return (", better for the line" if way > 0 else ", worse for the line" if way < 0
+            else "")
 
 
 def _describe(d: RunDiff, row: dict) -> str:
@@ -122,8 +155,8 @@ def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
     if r.presence != BOTH:
         row = r.a if r.presence == ONLY_A else r.b
         verdict = _verdict_of(d, r)
-        cells += [Cell(r.presence, WARN),
-                  Cell(verdict, FAIL if verdict.startswith("fails") else None),
+        cells += [Cell(r.presence, CHANGED),
+                  Cell(verdict, mark(verdict.startswith("fails"), hard=True)),
                   Cell(_describe(d, row))]
         cells += [Cell(num(row.get(c))) for c in figures]
         return cells + [Cell(num(row.get(c))) for c, _ in _cols(d, COUNT)]
@@ -132,17 +165,17 @@ def _matrix_row(d: RunDiff, r: RowDiff) -> list[Cell]:
     if r.key_a is not None:
         snap = f"from {d.gen.label(r.key_a)}" + (f"; {snap}" if snap else "")
     changed = [ln for ln in r.lines if ln.changed]
-    cells += [Cell("changed", WARN),
+    cells += [Cell("changed", CHANGED),
               Cell("; ".join(_line_change(ln) for ln in changed) or "no change",
-                   _lines_mark(changed)),
-              Cell(snap or "same", WARN if snap else None)]
+                   _lines_mark(d, changed)),
+              Cell(snap or "same", CHANGED if snap else None)]
     for col in figures:
         a, b = r.a.get(col), r.b.get(col)
-        cells.append(Cell(_delta(a, b), None if same(a, b) else WARN))
+        cells.append(Cell(_delta(a, b), None if same(a, b) else CHANGED))
     for col, _ in _cols(d, COUNT):
         a, b = r.a.get(col), r.b.get(col)
         cells.append(Cell(num(a)) if same(a, b) else
-                      Cell(_pair(a, b, num), WARN))
+                      Cell(_pair(a, b, num), CHANGED))
     return cells
 
 
@@ -151,14 +184,15 @@ def _sentence(d: RunDiff, r: RowDiff) -> Cell:
         other = "after" if r.presence == ONLY_A else "before"
         row = r.a if r.presence == ONLY_A else r.b
         return Cell(f"{d.gen.label(r.key)}: {r.presence} ({_describe(d, row)}; "
-                    f"{_verdict_of(d, r)}); the run {other} has no such row", WARN)
+                    f"{_verdict_of(d, r)}); the run {other} has no such row", CHANGED)
     parts = [f"{c.label} {_pair(c.a, c.b)}" for c in r.snapshot]
     parts += [f"{c.label} {_pair(c.a, c.b, num)} ({_delta(c.a, c.b)})"
               for c in r.metrics]
     parts += [f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits]
     changed = [ln for ln in r.lines if ln.changed]
     parts += [_line_change(ln) for ln in changed]
-    return Cell(f"{d.gen.label(r.key)}: " + "; ".join(parts), _lines_mark(changed) or WARN)
+    return Cell(f"{d.gen.label(r.key)}: " + "; ".join(parts),
+                _lines_mark(d, changed) or CHANGED)
 
 
 def summary_line(d: RunDiff) -> str:
@@ -184,14 +218,13 @@ def banner(d: RunDiff) -> str | None:
 
 
 def _facts(d: RunDiff) -> Section:
-    loud = {"metric_version": FAIL, "generator_version": WARN, "table hash": WARN, "N": WARN,
-            "code version": WARN}
+    loud = {"metric_version", "generator_version", "table hash", "N", "code version"}
     rows = []
     for label, a, b in d.facts:
         differs = not same(a, b)
         rows.append([Cell(label), Cell(num(a)), Cell(num(b)),
                      Cell("differs" if differs else "same",
-                          loud.get(label) if differs else None)])
+                          CHANGED if differs and label in loud else None)])
     return Section("runs", "Runs", blocks=[Table(["fact", "before", "after", ""], rows)])
 
 
@@ -209,19 +242,19 @@ def _row_block(d: RunDiff, r: RowDiff) -> Section:
     items = []
     if r.key_a is not None:
         items.append(Cell("a new revision of the row: new seeds, so every figure is "
-                          "measured on other boards", WARN))
+                          "measured on other boards", CHANGED))
     if r.table:
-        items.append(Cell("table: " + _edits_text(r.table), WARN))
+        items.append(Cell("table: " + _edits_text(r.table), CHANGED))
     elif r.snapshot and d.table is None:  # the tables are not known: the row's values
         items.append(Cell("table values: " + "; ".join(f"{c.label} {_pair(c.a, c.b)}"
-                                                       for c in r.snapshot), WARN))
+                                                       for c in r.snapshot), CHANGED))
     words = {ln.name: ln.what for ln in d.gen.lines}
     for ln in (x for x in r.lines if x.changed):
         status = (f"{ln.status_a}{_ARROW}{ln.status_b}" if ln.flipped
                   else f"still {ln.status_a}")
         items.append(Cell(f"{ln.line} ({words.get(ln.line, ln.line)}): "
-                          f"{_pair(ln.observed_a, ln.observed_b, num)}, {status}",
-                          _mark_of(d, ln)))
+                          f"{_pair(ln.observed_a, ln.observed_b, num)}, {status}"
+                          + _way_words(d, ln), _mark_of(d, ln)))
     if r.exits:
         items.append(Cell("; ".join(f"{c.label} {_pair(c.a, c.b, num)}" for c in r.exits)))
     sec.blocks.append(Bullets(items) if items else Para("Only the figures below moved."))
@@ -262,7 +295,7 @@ def _table_section(d: RunDiff) -> Section:
         sec.blocks.append(Para("Nothing: both runs read the same table values."))
         return sec
     sec.blocks.append(Table(["file", "row", "key", "before", "after"], [
-        [Cell(e.file), Cell(e.row or "—"), Cell(e.key), Cell(e.before), Cell(e.after, WARN)]
+        [Cell(e.file), Cell(e.row or "—"), Cell(e.key), Cell(e.before), Cell(e.after, CHANGED)]
         for e in edits]))
     return sec
 
@@ -337,8 +370,9 @@ def markdown(d: RunDiff) -> str:
 
 
 def html(d: RunDiff, here: str | None = None, index: str | None = None) -> str:
-    """One self-contained page: the Markdown's content, changed cells amber, worse for
-    the line red, better green; ``here``: the folder it is written to (report links);
+    """One self-contained page: the Markdown's content, coloured as the module says (a
+    failing line by its status, better green, any other change the neutral colour);
+    ``here``: the folder it is written to (report links);
     ``index``: the output folder's index.html, linked from the summary."""
     title, sections = _document(d, here)
     if index and here:

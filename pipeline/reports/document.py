@@ -1,7 +1,7 @@
 """The report toolkit's document model: sections of paragraphs, bullet lists, tables and
-figures, whose cells carry a mark (fail / warn / n/a / better). Every page (audit, diff,
-sweep, any generator's sections) builds one of these; ``markdown`` and ``html`` print it,
-so the two renderings always say the same thing.
+figures, whose cells carry a mark (fail / warn / n/a / better / changed, decided by ``mark``
+for every page). Every page (audit, diff, sweep, any generator's sections) builds one of
+these; ``markdown`` and ``html`` print it, so the two renderings always say the same thing.
 
 Public names only: a page module imports what it uses from here, and restyling one page
 is done by passing its own CSS or blocks, never by reaching into another page.
@@ -9,9 +9,10 @@ is done by passing its own CSS or blocks, never by reaching into another page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-FAIL, WARN, NA, BETTER = "fail", "warn", "na", "better"  # cell marks
+FAIL, WARN, NA, BETTER, CHANGED = "fail", "warn", "na", "better", "changed"  # cell marks
 MISSING = "—"
 
 
@@ -62,6 +63,49 @@ class Section:
     title: str
     depth: int = 2  # heading level
     blocks: list = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- marks
+# What a cell's colour says, decided here for every page, as the legends say it:
+#   FAIL    a hard line fails on the row (whether or not a tune proposes a fix);
+#   WARN    advisory only: an advisory line warns, or a gap that no failing hard line counts;
+#   NA      the line does not apply to the row;
+#   BETTER  (a diff) a line that holds now and moved the right way, or flipped to pass;
+#   CHANGED (a diff) a value that changed, nothing failing or advisory about it.
+# A mark is decided on the stored figure, never on its rounded text (``agreeing`` then
+# prints enough digits for the text to say what the mark says).
+
+
+def mark(off: bool, hard: bool = False, applies: bool = True) -> str | None:
+    """The mark of a figure against a line or a gap: NA where the line does not apply;
+    where the figure is ``off``, FAIL when that is a hard line failing on the row (``hard``)
+    and WARN when it is advisory only; else no mark."""
+    if not applies:
+        return NA
+    if not off:
+        return None
+    return FAIL if hard else WARN
+
+
+def line_mark(result: dict) -> str | None:
+    """The mark of one (line, row) result of ``analysis.lines.evaluate``."""
+    return mark(result.get("passed") is False, bool(result.get("hard")),
+                result.get("applies", True) and result.get("passed") is not None)
+
+
+def agreeing(v, digits: int, judged: Callable[[float], object]) -> str:
+    """``num(v, digits)``, with as many more digits as it takes for the printed figure to
+    be judged as ``v`` is (``judged``: figure -> its verdict, e.g. off the band or not):
+    0.6950000000000001 against ``>= 0.7`` prints 0.695, not a marked 0.70."""
+    text = num(v, digits)
+    if not isinstance(v, float) or v != v or v in (float("inf"), float("-inf")):
+        return text
+    want = judged(v)
+    for more in range(digits, 17):
+        text = num(v, more)
+        if judged(float(text)) == want:
+            return text
+    return repr(v)
 
 
 # ----------------------------------------------------------------------------- formatting

@@ -25,9 +25,9 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .fail{background:#ffcdd2;font-weight:600}.warn{background:#ffe9b3}.na{color:#888}
-.better{background:#c8e6c9}
+.better{background:#c8e6c9}.changed{background:#e3f0fb}
 code{font-size:.85em;background:#f3f3f3;padding:0 .2rem;overflow-wrap:anywhere}
-li.fail,li.warn{padding:.1rem .3rem;list-style-position:inside}
+li.fail,li.warn,li.better,li.changed{padding:.1rem .3rem;list-style-position:inside}
 .legend span{display:inline-block;padding:.1rem .5rem;margin-right:.5rem;border:1px solid #ccc}
 .wide{overflow-x:auto}.plots{display:flex;flex-wrap:wrap;gap:1rem}
 figure{margin:0;min-width:0;max-width:100%}pre{overflow-x:auto;max-width:100%}
@@ -151,7 +151,8 @@ def inline(s) -> str:
 
 
 def _html_cell(c: Cell, tag: str = "td") -> str:
-    """Marks are our constants (fail / warn / na / better), never data: safe as classes."""
+    """Marks are our constants (``document``: fail / warn / na / better / changed), never
+    data: safe as classes."""
     classes = [k for k in (c.mark, "num" if _NUMERIC.match(c.text) else None) if k]
     cls = f' class="{" ".join(classes)}"' if classes else ""
     return f"<{tag}{cls}>{inline(c.text)}</{tag}>"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .document import WARN, Cell, Figure, Figures, Para, Section, Table, num
+from .document import WARN, Cell, Figure, Figures, Para, Section, Table, agreeing, num
 
 RANKED = 8  # rows named in the ranked list that replaces a mark firing on most rows
 
@@ -30,8 +30,14 @@ class Col:
     off: str = ""
 
     def cell(self, row: dict) -> Cell:
+        """The mark is decided on the stored value; a number in the default format gets
+        the digits that say the same (``document.agreeing``)."""
         v = row.get(self.value) if isinstance(self.value, str) else self.value(row)
-        return Cell(self.fmt(v), self.mark(row, v) if self.mark else None)
+        if self.mark is None:
+            return Cell(self.fmt(v))
+        text = agreeing(v, 3, lambda x: self.mark(row, x)) if self.fmt is num \
+            else self.fmt(v)
+        return Cell(text, self.mark(row, v))
 
 
 def row_table(rows: Sequence[dict], cols: Sequence[Col],

@@ -10,9 +10,11 @@ from __future__ import annotations
 from ..analysis.lines import NEGATE, fmt_threshold
 from ..analysis.margin import wilson
 from . import tuned
-from .document import FAIL, NA, WARN, Bullets, Cell, Para, num
+from .document import Bullets, Cell, Para, mark, num
 
-MARK = {"proposal": None, "locked": NA, "not tuned": WARN}  # else FAIL: no fix to apply
+# Every line of the list is a row failing a hard line: the fail mark, whatever its class
+# (a proposal, locked, not tuned yet): the class is said in words, never by a colour.
+FAILING = mark(True, hard=True)
 
 
 def pct(v: float) -> str:
@@ -73,11 +75,11 @@ def todo(doc, tune_cmd: str) -> list:
         if hint is not None and rows.get(key) and hint(rows[key]):
             figs += f"; {hint(rows[key])}"
         if not tunable(doc):
-            items.append(Cell(f"[{label}](#{anchor}): {figs}.", FAIL))
+            items.append(Cell(f"[{label}](#{anchor}): {figs}.", FAILING))
             continue
         items.append(Cell(f"[{label}](#{anchor}) — {c} — {figs} — "
                           f"{tuned.advice(view, key, label, None, doc.locked)}.",
-                          MARK.get(c, FAIL)))
+                          FAILING))
     counts: dict[str, int] = {}
     for key in by_row:
         c = tuned.klass(view, key, doc.locked)

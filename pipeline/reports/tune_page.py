@@ -16,7 +16,7 @@ from . import render, tune_counts
 from . import tune_figures as F
 from ..analysis import cost
 from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
-                       Table, num)
+                       Table, mark, num)
 
 SITE = "../.."  # the output folder, seen from <out>/tune/<id>/ (its index, its docs)
 LARGE = 2.0  # a cost this high (two figures' worth of change) is said to be large
@@ -90,11 +90,12 @@ def _next_steps(doc: dict, r: dict) -> str:
 
 
 def _overview(doc: dict) -> Table:
+    failing = mark(True, hard=True)  # every row here fails them, with a proposal or not
     rows = []
     for r in doc["rows"]:
         ch = r["change"]
         rows.append([Cell(f"[{r['label']}](#row-{_slug(r['label'])})"),
-                     Cell(", ".join(r["lines"])),
+                     Cell(", ".join(r["lines"]), failing),
                      Cell(r["class"], None if ch else FAIL),
                      Cell((ch["summary"] + ("; ships a new board" if r.get("shipped")
                                             else "")) if ch else "no proposal"
@@ -106,7 +107,7 @@ def _overview(doc: dict) -> Table:
                           if ch else "—")])
     for r in doc["locked"]:  # listed in the "Locked rows" section (no section of its own)
         rows.append([Cell(f"[{r['label']}](#locked)"),
-                     Cell(", ".join(r["lines"])), Cell("locked", NA),
+                     Cell(", ".join(r["lines"]), failing), Cell("locked", NA),
                      Cell("never changed"), Cell("—"), Cell("—")])
     return Table(["row", "fails", "class", "proposal", "how sure", "cost"], rows)
 
@@ -234,8 +235,8 @@ def _shipped(sh: dict) -> list:
     labels = [k for k in b if k not in ("seed", "play", "errors")]
     e_b, e_a = b.get("errors") or {}, a.get("errors") or {}
 
-    def moved(k) -> bool | None:
-        if num(b.get(k)) == num(a.get(k)):
+    def moved(k) -> bool | None:  # on the stored figures, never on their rounded text
+        if b.get(k) == a.get(k):
             return False
         return cost.beyond_noise(b.get(k), a.get(k), e_b.get(k), e_a.get(k))
     play = " and ".join(f"[{'now' if w == 'now' else 'after the change'}]({f['page']})"
@@ -311,7 +312,8 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
     if doc["locked"]:
         sec = Section("locked", "Locked rows")
         sec.blocks.append(Bullets([Cell(f"{r['label']} fails {', '.join(r['lines'])}: "
-                                        f"{r['why']}", NA) for r in doc["locked"]]))
+                                        f"{r['why']}", mark(True, hard=True))
+                                   for r in doc["locked"]]))
         out.append(sec)
     out.append(_how(doc))
     out.append(_links(doc, here))

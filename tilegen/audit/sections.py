@@ -7,7 +7,7 @@ boards), the rule variants and the advisory lines. The charts per city are
 
 from __future__ import annotations
 
-from pipeline.reports.document import FAIL, WARN, Bullets, Cell, Para, Section, num
+from pipeline.reports.document import WARN, Bullets, Cell, Para, Section, mark, num
 from pipeline.reports.tables import Col, row_blocks, row_table
 
 from pipeline.analysis.margin import wilson
@@ -16,7 +16,18 @@ from pipeline.reports import docsite
 
 from ..codes import MAX_ATTEMPTS
 from .city_charts import city_charts
-from .lines import CHECKS, Q_RISK, band_text, check_name, dominant_reject, pct, q_safe_p
+from .lines import (CHECKS, LINES, Q_RISK, band_text, check_name, dominant_reject, pct,
+                    q_safe_p)
+
+_HARD = {ln.name: ln for ln in LINES if ln.hard}
+
+
+def fails(row: dict, *names: str) -> bool:
+    """Whether the row fails one of the hard lines ``names`` (its column against the
+    declared threshold): a figure off its band or minimum there is that failure, marked
+    so (``document.mark``), and advisory elsewhere."""
+    got = [(_HARD[n], row.get(_HARD[n].column)) for n in names]
+    return any(v is not None and not ln.holds(v) for ln, v in got)
 
 
 def _pm(col: str):
@@ -93,15 +104,16 @@ INTENTS = (
            "draw attempts outside the level's tool-free band at the median (raw: the first "
            "valid layout of each seed, before the gates select)",
            "the gates then reject most attempts: lines G-TF and Q", digits=2,
-           asked_text=band_text),
+           asked_text=band_text, lines=("G-TF", "Q")),
     Intent("acceptance per attempt (Q-safe from → p, 95 %)",
            lambda r: q_safe_p(int(r["boards"])), lambda r: r["p_hat"],
            lambda a, g, r: g < a,
            "accept fewer attempts than N seeds need for Q to hold in 95 % of runs",
-           "line Q", digits=3, got_text=_acceptance_text),
+           "line Q", digits=3, got_text=_acceptance_text, lines=("Q",)),
     Intent("Q risk (limit → chance a run fails Q)", lambda r: Q_RISK, lambda r: r["q_risk"],
            lambda a, g, r: g > a, f"have a Q risk above {100 * Q_RISK:g} %", "line Q",
-           asked_text=lambda r: pct(Q_RISK), got_text=lambda r: pct(r["q_risk"])),
+           asked_text=lambda r: pct(Q_RISK), got_text=lambda r: pct(r["q_risk"]),
+           lines=("Q",)),
     Intent("most rejected by (share of attempts)", lambda r: None,
            lambda r: dominant_reject(r)[1], lambda a, g, r: g > 0.5,
            "lose most of their attempts to one check",
@@ -110,14 +122,15 @@ INTENTS = (
            lambda r: r["tool_free_pass_rate_p50"], lambda a, g, r: _outside(r, g),
            "return boards outside the level's tool-free band at the median (the gates "
            "return a board inside the band unless a seed found none: line G-TF counts "
-           "those)", digits=2),
+           "those)", digits=2, lines=("G-TF",)),
     Intent("tool-assisted (minimum → p50)", lambda r: r["tool_assist_min"],
            lambda r: r["tool_assist_pass_rate_p50"], lambda a, g, r: g < a,
-           "fall below the tool-assisted minimum at the median", "line G-TA", digits=2),
+           "fall below the tool-assisted minimum at the median", "line G-TA", digits=2,
+           lines=("G-TA",)),
     Intent("clickable at the start (minimum → p50)", lambda r: r["clickable_min"],
            lambda r: r["initial_clickable_ratio_p50"], lambda a, g, r: g < a,
            "open with fewer clickable pieces than the minimum at the median", "line G-ICR",
-           digits=2),
+           digits=2, lines=("G-ICR",)),
 )
 
 
@@ -132,17 +145,20 @@ def _band_gap(r: dict, v) -> float:
 OFF_BAND = "outside the level's tool-free band"
 
 
-def _off_band(r: dict, v) -> str | None:
-    """A percentile outside the band: advisory (amber). A hard line fails only on the
-    returned boards it counts (G-TF), which this cell does not say by itself."""
-    lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
-    off = v is not None and lo is not None and (v < lo or (hi is not None and v > hi))
-    return WARN if off else None
+def _off_band(*lines: str):
+    """A percentile outside the band, on the stored figure: the fail mark on a row failing
+    one of ``lines`` (G-TF counts the returned boards off the band; a raw rate off it is
+    why the gates reject, Q), advisory (amber) elsewhere."""
+    def off(r: dict, v) -> str | None:
+        lo, hi = r.get("tool_free_min"), r.get("tool_free_max")
+        out = v is not None and lo is not None and (v < lo or (hi is not None and v > hi))
+        return mark(out, hard=fails(r, *lines))
+    return off
 
 
-def _below(minimum: str):
-    return lambda r, v: WARN if v is not None and r.get(minimum) is not None \
-        and v < r[minimum] else None
+def _below(minimum: str, line: str):
+    return lambda r, v: mark(v is not None and r.get(minimum) is not None
+                             and v < r[minimum], hard=fails(r, line))
 
 
 def _short(minimum: str):
@@ -151,22 +167,22 @@ def _short(minimum: str):
 
 
 def _q_risk(r: dict, v) -> str | None:
-    return FAIL if r["not_met"] else WARN if v and v > Q_RISK else None
+    return mark(bool(r["not_met"]) or bool(v and v > Q_RISK), hard=fails(r, "Q"))
 
 
 REPORT_C = (
     Col("pieces", "total_pieces", str), Col("layers", "layers", str),
     Col("density", "density", str), Col("tool-free band", band_text, str),
     *(Col("tool-free p10" if q == 10 else f"p{q}", f"tool_free_pass_rate_p{q}",
-          mark=_off_band, rank=_band_gap, off=OFF_BAND) for q in (10, 50, 90)),
-    *(Col(f"raw p{q}", f"raw_tool_free_pass_rate_p{q}", mark=_off_band, rank=_band_gap,
-          off=OFF_BAND) for q in (10, 50, 90)),
+          mark=_off_band("G-TF"), rank=_band_gap, off=OFF_BAND) for q in (10, 50, 90)),
+    *(Col(f"raw p{q}", f"raw_tool_free_pass_rate_p{q}", mark=_off_band("G-TF", "Q"),
+          rank=_band_gap, off=OFF_BAND) for q in (10, 50, 90)),
     Col("target gap", "target_gap"),
     *(Col("assisted p10" if q == 10 else f"p{q}", f"tool_assist_pass_rate_p{q}",
-          mark=_below("tool_assist_min"), rank=_short("tool_assist_min"),
+          mark=_below("tool_assist_min", "G-TA"), rank=_short("tool_assist_min"),
           off="below the level's tool-assisted minimum") for q in (10, 50, 90)),
     *(Col("clickable p10" if q == 10 else f"p{q}", f"initial_clickable_ratio_p{q}",
-          mark=_below("clickable_min"), rank=_short("clickable_min"),
+          mark=_below("clickable_min", "G-ICR"), rank=_short("clickable_min"),
           off="below the level's clickable minimum") for q in (10, 50, 90)),
     Col("peak slot p50", "avg_peak_slot_usage_p50"), Col("stuck p50", "stuck_rate_p50"),
     Col("tool value p50", "tool_value_p50"),
@@ -179,16 +195,17 @@ DIAGNOSTICS_D = (
     Col("max attempts", "max_attempts", str), Col("p", "p_hat"),
     Col("Q risk", "q_risk", pct, _q_risk, rank=lambda r, v: (v or 0.0) - Q_RISK,
         off=f"above {100 * Q_RISK:g} % while Q held"),
-    Col("not met", "not_met", str, lambda r, v: FAIL if v else None),
+    Col("not met", "not_met", str, lambda r, v: mark(bool(v), hard=fails(r, "Q"))),
     *(Col(f"exit {e}", f"exit_{e}", str) for e in ("met", "failed_gates", "failed_layout")),
 )
 REJECTS = tuple(Col(c, f"reject_share_{c}", pct) for c in CHECKS if c != "none")
 REASONS = tuple(Col(c, lambda r, c=c: r.get(f"reason_{c}", 0), str,
-                    None if c == "none" else lambda r, v: FAIL if v else None)
+                    None if c == "none" else lambda r, v: mark(bool(v), hard=fails(r, "Q")))
                 for c in CHECKS)
 PRODUCTION = (
     Col("seed", "production_stream_seed", str),
-    Col("exit", "production_exit", str, lambda r, v: None if r.get("production_met") else FAIL),
+    Col("exit", "production_exit", str,
+        lambda r, v: mark(not r.get("production_met"), hard=fails(r, "P"))),
     Col("failure reason", "production_failure_reason", str),
     Col("attempts", "production_attempts_used", str),
     Col("tool-free", "production_tool_free_pass_rate"),
@@ -214,9 +231,10 @@ def report_c(doc) -> Section:
              "the first layout-valid attempt of each seed, before the gates select: the "
              "preset's own difficulty. target gap = raw p50 - the preset's targetPassRate "
              "(advisory). Cells below the level's minimum (or above the band's top) are "
-             "amber: out of the band, which fails no line by itself (G-TF, G-TA and G-ICR "
-             "count the returned boards that miss it; a raw rate outside it is the preset's "
-             "difficulty before selection). A column out of the band on most rows is not "
+             "marked: in the fail colour on a row failing the hard line that counts them "
+             "(G-TF, G-TA and G-ICR count the returned boards that miss the band; a raw rate "
+             "outside it, the preset's difficulty before selection, is why G-TF and Q "
+             "fail), amber (advisory) elsewhere. A column amber on most rows is not "
              "marked: the rows are listed under the table, furthest off first."),
         *row_blocks(doc.rows, REPORT_C, doc.row_label)])
 
