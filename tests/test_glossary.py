@@ -18,6 +18,11 @@ def test_entries_are_the_glossary_s():
     assert e["p10"] == e["p50"] == e["p90"]  # one entry names three terms
     assert e["V1"] == e["V5"] and "layout checks" in e["V3"]  # "V1 … V5": a range
     assert e["core"] == e["inferability_core"]  # "see inferability_core" followed
+    # "level / depth (L, D)": a comma in parentheses splits no term (no "D)" entry)
+    assert "D)" not in e and "depth (L" not in e
+    assert e["(L, D)"].startswith("level_index and node_depth")
+    sec = Section("s", "Some", blocks=[Para("one row per (L, D) of the table")])
+    assert "D)" not in glossary.used([sec]) and "(L, D)" in glossary.used([sec])
 
 
 def test_a_page_lists_the_codes_it_uses_and_hovers_them():

@@ -86,6 +86,20 @@ def test_a_bad_sequence_loses(browser, tmp_path):
         assert not errors, errors
 
 
+def test_slot_pieces_sit_level_with_the_empty_cells(browser, tmp_path):
+    """A filled slot cell is drawn where an empty one is (a lettered inline block sat on
+    its text's baseline, about 10 px below the empty cells beside it)."""
+    with open_page(browser, play_page(tmp_path, "beijing", "6")) as (page, errors):
+        ready(page)
+        for _ in range(3):
+            page.locator("#board .piece.legal").first.click()
+        assert page.locator("#slot .cell[data-piece]").count() == 3
+        for row in ("#slot", "#bypass"):
+            tops = {round(c.bounding_box()["y"]) for c in page.locator(f"{row} .cell").all()}
+            assert len(tops) == 1, (row, tops)
+        assert not errors, errors
+
+
 def test_a_watched_run_equals_the_python_trace(browser, tmp_path):
     from tilegen.generate import generate_board
     from tilegen.render import trace_run

@@ -231,3 +231,30 @@ def test_the_page_opens_with_its_verdict_and_the_chart(tmp_path, tile_run):
     for r in doc["rows"]:  # one meaning per figure: the pass rate and the win rate apart
         assert r["pass_n"] <= r["played"] and r["pass_wins"] <= r["wins"]
         assert r["observed"] == r["pass_wins"] / r["pass_n"]
+
+
+def test_the_page_says_which_held_out_error_is_which():
+    """The calibration's held-out error (refitted on the boards kept) and its candidate
+    row's (every tested board, the abnormal ones in) differ; the funnel's is a third, about
+    reaching levels: each is named, so 4.5 beside 5.2 and 5.0 points is no puzzle."""
+    from tilegen.audit.funnel_page import reconcile_sections
+    from tilegen.audit.reconcile_page import _calibration
+
+    chosen = {"key": "pass_rate_match_first", "figure": "match-first's rate",
+              "held_out_mae": 0.052, "rows_at_ceiling": 0, "rows": 36, "spread": 1.69,
+              "informative": True}
+    cal = {"a": 1.0, "b": 0.8, "figure": "match-first's rate", "column": chosen["key"],
+           "boards": 70, "monotone": True, "held_out_mae": 0.045, "tau2": 0.0,
+           "tau2_seeds": 0.03, "informative": True, "candidates": [chosen]}
+    doc = {"calibration": cal, "seeds": [{}] * 72, "min_sessions": 30}
+    text = " ".join(b.text for b in _calibration(doc).blocks if hasattr(b, "text"))
+    assert "refitted on the 70 boards kept missed the players by 4.5 points" in text
+    assert "all 72 tested boards, the abnormal ones in: 5.2 points for this one" in text
+    kept_all = {**doc, "calibration": {**cal, "boards": 72}}  # nothing left out: one figure
+    assert "abnormal ones in:" not in " ".join(
+        b.text for b in _calibration(kept_all).blocks if hasattr(b, "text"))
+    funnel = {"players": 720, "sampled": 1.0, "irregular": 0, "cities": {},
+              "params": {"skill_sd": 0.7, "persistence": 0.8, "boredom": 0.04},
+              "held_out": {"folds": 5, "reach_mae": 0.05, "attempts_mae": 0.08}}
+    (sec,) = reconcile_sections({"funnel": funnel})
+    assert "The funnel's own held-out error (not the calibration's" in sec.blocks[0].text

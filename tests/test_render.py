@@ -425,3 +425,22 @@ def test_escaping_skips_no_pattern_it_needs():
     assert render.inline("run `make audit`, see [the log](runs/x.log)") == (
         'run <code>make audit</code>, see <a href="runs/x.log">the log</a>')
     assert render.md_escape("see [B](#line-b) <b>") == "see B \\<b>"
+
+
+def test_run_facts_and_pictures_say_what_they_are(inputs):
+    """A run with no --seeds-per-task recorded that (None: a whole row per task), which is
+    not a fact missing from an older manifest; pictures under no heading print no "()"."""
+    from pipeline.reports import render as toolkit
+    from pipeline.reports.document import Figure, Figures, Section
+
+    frame, results = inputs
+    md = render.markdown(_manifest(seeds_per_task=None), frame, results, SHORTFALL)
+    assert "| seeds per task | a whole row per task" in md
+    old = {k: v for k, v in _manifest().items() if k != "seeds_per_task"}
+    assert "| seeds per task | (not recorded) |" in render.markdown(old, frame, results,
+                                                                     SHORTFALL)
+    sec = Section("s", "S", blocks=[Figures("", [Figure("a", "<svg/>", "the board now")]),
+                                    Figures("per level", [Figure("b", "<svg/>", "level 1")])])
+    lines = toolkit.md_sections([sec], "tune.html")
+    assert "Charts in tune.html: the board now" in lines
+    assert "Charts in tune.html (per level): level 1" in lines

@@ -285,3 +285,25 @@ def test_the_per_city_chart_draws_each_levels_players_target_and_bots():
     assert points(a, "bots: production board, tool-free") == [(1, 0.97), (2, 0.9)]
     assert points(b, "players' pass rate") == [(2, 0.7)]  # level 1 has no players' figure
     assert "calibrated prediction" not in H.unescape(a)  # none was fitted
+
+
+def test_a_synthetic_calibration_never_says_it_was_fitted_on_players():
+    """The audit's Players section of a calibration fitted on `tilegen telemetry synth`
+    sessions names them synthetic where it says what the fit saw."""
+    from types import SimpleNamespace
+
+    from tilegen.audit.calibration import section
+
+    cal = {"file": "reconcile.json", "boards": 212, "a": 1.0, "b": 0.8, "tau2": 0.0,
+           "figure": "match-first's rate", "column": "pass_rate_match_first",
+           "predicts": "the players' tool-free pass rate", "held_out_mae": 0.015,
+           "informative": True}
+    doc = SimpleNamespace(rows=[], row_label=str)
+
+    def said(c: dict) -> str:
+        return " ".join(b.text for b in section(doc, c).blocks if hasattr(b, "text"))
+
+    assert "fitted on 212 boards with players" in said({**cal, "synthetic": False})
+    text = said({**cal, "synthetic": True})
+    assert "boards with players" not in text
+    assert "fitted on 212 boards with synthetic sessions" in text

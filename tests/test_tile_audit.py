@@ -193,6 +193,27 @@ def test_tune_ladder_and_patch(tables, tmp_path):
         ("alpha", 2, 2)).pieces_per_element == (3, 6, 3)
 
 
+def test_the_sweep_names_the_density_as_presets_toml_does(tables):
+    """The drill-down's sweep command and ``--vary`` name the density by presets.toml's
+    key, ``density`` (by class), never tune's knob ``density_class``; both vary alike."""
+    from pipeline.jobs.sweep import parse_vary
+    from tilegen.audit import tune as tilegen_tune
+    from tilegen.audit.drill import DRILL, first_rung
+
+    cat, key = GENERATOR.load(tables["a"]), ("alpha", 2, 1)
+    (plan,) = GENERATOR.plans(cat, [key])
+    vary = parse_vary("density=0:2:1", GENERATOR)
+    assert vary.field == "density" and vary.values == (0, 1, 2)
+    assert GENERATOR.vary(cat, key, "density", 2) == GENERATOR.vary(cat, key, "density_class", 2)
+    assert GENERATOR.current_value(cat, key, "density") == tilegen_tune.current(
+        plan, "density_class")
+    q = next(ln for ln in GENERATOR.lines if ln.name == "Q")
+    row = {"density": plan.density, "tool_free_max": None, "layers": plan.layers,
+           "element_count": plan.element_count}
+    assert first_rung(row, q)[0] == "density" and "density" in dict(DRILL.field_words)
+    assert "density_class" not in {f.name for f in GENERATOR.sweep_fields}
+
+
 # ----------------------------------------------------------------- on a cluster
 
 @pytest.mark.cluster
@@ -235,7 +256,8 @@ def test_audit_run_folder_records_and_lines(main_run, tables):
     # a rung several lines share is one row of the moves, naming them all (issue 31)
     assert "Production boards" in page and "| P, Q, G-TF, G-TA | density | density one class " \
         "lower (too easy: density one class higher) |" in page
-    assert "Sweep for lines P, Q, G-TF, G-TA over density_class (0 low, 1 medium" in page
+    assert "Sweep for lines P, Q, G-TF, G-TA over density (by class: 0 low, 1 medium" in page
+    assert "--vary density=" in page and "density_class" not in page  # presets.toml's key
     html = (run / "report.html").read_text()
     assert 'id="plot-tilegen-tool-free-alpha"' in html and "tool-free band of the level" in html
     # the tool-budget curve: counts over the diagnosed audit boards, null elsewhere

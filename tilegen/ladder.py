@@ -41,5 +41,8 @@ LADDER = (
          f"{SHARE_STEP} of share moved from the top to the bottom layer",
          "more pieces on top, where they are clickable"),
 )
+# A sweep names a rung as presets.toml does (``shown``; its values are the knob's own):
+# sweep field -> tune's knob. ``--vary density=0:2:1`` varies density_class.
+SWEPT = {r.shown: r.field for r in LADDER if r.shown}
 STEP_5 = ("loosen dispersion (rules.toml near_depth 1 -> 2)",
           "tighten dispersion (rules.toml near_depth)")  # (too hard, too easy): no table rung

@@ -27,7 +27,7 @@ font-size:15px;opacity:.45;cursor:default;padding:0;box-shadow:1px 1px 2px rgba(
 .lane{position:absolute;border:2px dashed #999;border-radius:5px}
 .row{display:flex;gap:.3rem;align-items:center;margin:.3rem 0}
 .cell{display:inline-block;width:34px;height:34px;border:1px solid #888;border-radius:4px;
-text-align:center;line-height:34px;font-weight:700;background:#fff}
+text-align:center;line-height:34px;font-weight:700;background:#fff;vertical-align:top}
 .label{width:5.5rem;font-size:.85rem;color:#444}
 button{font-size:.9rem;padding:.25rem .55rem}
 #status{font-weight:600;margin:.5rem 0}#status.won{color:#1a7f37}#status.lost{color:#b42318}

@@ -129,8 +129,14 @@ def exact(v) -> str:
     return num(v)
 
 
+# A fact recorded as None that means a setting, not a gap: what it was.
+UNSET = {"seeds_per_task": "a whole row per task (the default: no --seeds-per-task)"}
+
+
 def fact(doc: dict, key: str) -> str:
-    return num(doc[key]) if doc.get(key) is not None else "(not recorded)"
+    if doc.get(key) is not None:
+        return num(doc[key])
+    return UNSET[key] if key in doc and key in UNSET else "(not recorded)"
 
 
 def facts_sections(doc: dict, keys: list[tuple[str, str]]) -> list[Section]:

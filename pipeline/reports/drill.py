@@ -111,7 +111,9 @@ def _sweeps(doc, row: dict, names: list[str], hints) -> list[Para]:
         if got is None:
             continue
         field, grid = got
-        if tuned.useless(doc.tune, doc.key(row), field, shown.get(field, ""), name,
+        # a sweep may name a knob as the table file does (a move's ``shown``)
+        knob = next((k for k, v in shown.items() if v and v == field), field)
+        if tuned.useless(doc.tune, doc.key(row), knob, shown.get(knob, ""), name,
                          doc.sweeps):
             continue
         cmd = hints.audit("sweep", "--row", gen.format_key(doc.key(row)), "--vary",

@@ -53,11 +53,17 @@ def entries() -> dict[str, str]:
 
 
 def _names(term: str) -> list[str]:
-    """The terms one entry defines: "G1, G2", "p10 / p50 / p90", "V1 … V5" (a range)."""
+    """The terms one entry defines: "G1, G2", "p10 / p50 / p90", "V1 … V5" (a range); a
+    comma inside parentheses separates no terms, and a name's short form in parentheses is
+    a term of its own ("level / depth (L, D)": "level", "depth" and "(L, D)")."""
     r = re.fullmatch(r"([A-Z]-?)(\d+) … \1(\d+)", term)
     if r:
         return [f"{r.group(1)}{k}" for k in range(int(r.group(2)), int(r.group(3)) + 1)]
-    return [t.strip() for t in re.split(r",\s*|\s+/\s+", term) if t.strip() and "…" not in t]
+    out = []
+    for t in re.split(r"(?:,\s*|\s+/\s+)(?![^()]*\))", term):
+        short = re.fullmatch(r"(.+?)\s+(\([^()]*\))", t.strip())
+        out += list(short.groups()) if short else [t.strip()]
+    return [t for t in out if t and "…" not in t]
 
 
 def _wanted(term: str) -> bool:

@@ -112,7 +112,8 @@ def md_sections(sections: list[Section], page: str = "the HTML page") -> list[st
             elif isinstance(b, Figure):
                 out += [f"Chart in {page}: {md_escape(b.caption)}", ""]
             elif isinstance(b, Figures):
-                out += [f"Charts in {page} ({md_escape(b.heading)}): "
+                out += [f"Charts in {page}"
+                        + (f" ({md_escape(b.heading)})" if b.heading else "") + ": "
                         + "; ".join(md_escape(f.caption) for f in b.figures), ""]
     return out
 

@@ -13,7 +13,7 @@ import polars as pl
 
 from . import render
 from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
-                       Table, num)
+                       Table, fact, num)
 from .svg import Marks, Series, line_chart
 
 SITE = "../.."  # the output folder, seen from <out>/sweeps/<id>/ (its index, its docs)
@@ -201,7 +201,7 @@ def _document(doc: dict) -> list[Section]:
             "table_root", "table_hash", "n", "sigma_formula", "metric_version",
             "generator_version", "scheduler", "workers", "seeds_per_task", "wall_s",
             "exit_code"]
-    facts.blocks.append(Table(["fact", "value"], [[Cell(k), Cell(num(doc.get(k)))]
+    facts.blocks.append(Table(["fact", "value"], [[Cell(k), Cell(fact(doc, k))]
                                                   for k in keys]))
     pk = Section("packages", "Package versions", 3)
     pk.blocks.append(Table(["package", "version"], [[Cell(k), Cell(str(v))] for k, v in

@@ -122,10 +122,12 @@ def section(doc, cal: dict) -> Section:
             "page.", strong=True))
     scatter = (f"tau2 = {cal['tau2']:.3f} on the logit scale" if cal["tau2"] > 0 else
                "tau2 = 0 here: the fitted boards scattered no more than chance")
+    fitted = ("boards with synthetic sessions, made by `tilegen telemetry synth`, not by "
+              "players" if cal.get("synthetic") else "boards with players")
     sec.blocks.append(Para(
         f"What real players are predicted to pass on each row's production board (the board "
         f"they get), from the calibration in {cal['file']} (`minegen reconcile`, fitted on "
-        f"{cal['boards']} boards with players): {cal['predicts']} = "
+        f"{cal['boards']} {fitted}): {cal['predicts']} = "
         f"logistic({cal['a']:.3f} + {cal['b']:.3f} × logit(q)), q being {cal['figure']} on "
         f"the board (shown; clipped to 0.01–0.99). The players' pass rate is the figure "
         f"target_pass_rate means: a first attempt won with no tool and no revive. The "

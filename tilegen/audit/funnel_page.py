@@ -186,7 +186,8 @@ def reconcile_sections(doc: dict) -> list[Section]:
                 f"{p['persistence']:.2f} (another attempt after a fail), boredom "
                 f"{p['boredom']:.3f} (leaving after a passed level); each level's "
                 "difficulty is set so the model's pass rate per attempt equals the one "
-                f"observed. Held-out error ({h['folds']} folds of players): the predicted "
+                f"observed. The funnel's own held-out error (not the calibration's, which is "
+                f"about boards' pass rates; {h['folds']} folds of players): the predicted "
                 f"share of players reaching a level misses the left-out players' share by "
                 f"{100 * h['reach_mae']:.1f} points on average, attempts per player by "
                 f"{h['attempts_mae']:.2f}. " + _irregular(f["irregular"], f["players"])

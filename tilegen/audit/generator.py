@@ -28,7 +28,7 @@ from .drill import DRILL
 from .lines import LINES, Q_RISK, gate_shares
 from .. import record as tile_record
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
-from ..ladder import DENSITY_CLASS
+from ..ladder import SWEPT
 from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 from ..table_loader import DEFAULT_ROOT
 
@@ -338,8 +338,8 @@ class TilegenAudit(Generator, Tune, Daily):
     sweep_fields = (
         SweepField("element_count", "int", LARGEST, "more element types are harder to match"),
         SweepField("layers", "int", LARGEST, "more layers bury more pieces"),
-        SweepField(DENSITY_CLASS, "int", LARGEST,
-                   "density class 0 low, 1 medium, 2 medium_high, 3 high: denser is harder"),
+        SweepField("density", "int", LARGEST,  # density_class by its key (ladder.SWEPT)
+                   "by class 0 low, 1 medium, 2 medium_high, 3 high: denser is harder"),
         SweepField("pieces_per_element", "int", LARGEST,
                    "more pieces per element (a multiple of 3): more pieces to clear"),
         SweepField("target_pass_rate", "float", LARGEST,
@@ -347,9 +347,9 @@ class TilegenAudit(Generator, Tune, Daily):
     )
 
     def vary(self, catalog, key, field: str, value: Any):
-        """The row ``key`` with ``field`` = ``value``, validated as the loader would; the
-        plan keeps the key, so its seeds (production and audit) are the audit's."""
-        return tune.vary(catalog, key, {field: value})
+        """The row ``key`` with ``field`` (a sweep's density: ``ladder.SWEPT``) = ``value``,
+        validated as the loader would; the plan keeps the key, so its seeds are the audit's."""
+        return tune.vary(catalog, key, {SWEPT.get(field, field): value})
 
     def vary_many(self, catalog, key, changes: dict):
         return tune.vary(catalog, key, changes)
@@ -360,7 +360,7 @@ class TilegenAudit(Generator, Tune, Daily):
 
     def current_value(self, catalog, key, field: str) -> Any:
         (plan,) = self.plans(catalog, [key])
-        return tune.current(plan, field)
+        return tune.current(plan, SWEPT.get(field, field))
 
     def resolved_key(self, catalog, key) -> tuple:
         (plan,) = self.plans(catalog, [key])

@@ -121,6 +121,7 @@ def _calibration(doc: dict) -> Section:
         sec.blocks.append(Para("Not fitted: fewer than 3 boards have enough played sessions "
                                f"(at least {doc['min_sessions']} each)."))
         return sec
+    chosen = next((k for k in c.get("candidates", []) if k["key"] == c["column"]), None)
     sec.blocks.append(Para(
         f"Predicted players' pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), "
         f"q being {c['figure']}"
@@ -130,15 +131,21 @@ def _calibration(doc: dict) -> Section:
         f"refit), each with at least {doc['min_sessions']} sessions. "
         + ("It rises with q (monotone). " if c["monotone"] else
            "WARNING: it falls as q rises: the bot's figure does not order these boards. ")
-        + f"Held-out error: on boards left out of the fit (5 folds) the prediction missed "
-          f"the players by {100 * c['held_out_mae']:.1f} points on average. Boards scatter "
+        + f"Held-out error of this calibration: on boards left out of the fit (5 folds) the "
+          f"prediction refitted on the {c['boards']} boards kept missed the players by "
+          f"{100 * c['held_out_mae']:.1f} points on average"
+        + (f" (the table below judges every figure on all {len(doc['seeds'])} tested boards, "
+           f"the abnormal ones in: {100 * chosen['held_out_mae']:.1f} points for this one)"
+           if chosen and c["boards"] != len(doc["seeds"]) else "")
+        + ". Boards scatter "
           f"around the mapping beyond their binomial noise by tau2 = {c['tau2']:.3f} on the "
           "logit scale (the mean excess over the boards kept: the prediction intervals "
           f"count it); the abnormal-seed test counts {c.get('tau2_seeds', c['tau2']):.3f}, "
           "the median excess over every board, which the few boards it looks for cannot "
           "inflate."))
     sec.blocks.append(Para(
-        "Every candidate figure the records hold, judged by held-out error and by how far "
+        f"Every candidate figure the records hold, judged by held-out error (on all "
+        f"{len(doc['seeds'])} tested boards, before the abnormal ones are known) and by how far "
         "it spreads the rows (the standard deviation of the rows' logits). A figure at its "
         "ceiling (99 % or more, or 1 % or less) on more than half the rows cannot rank "
         "them: it is uninformative, whatever its error. The chosen one has the lowest "
@@ -147,7 +154,8 @@ def _calibration(doc: dict) -> Section:
         "records hold no deliberately weaker player (the weakest strategy of each board is "
         "the nearest) and no share of runs won within k clicks of the slot filling."))
     sec.blocks.append(Table(
-        ["figure", "held-out error (points)", "rows at ceiling or floor", "spread across rows",
+        ["figure", f"held-out error on the {len(doc['seeds'])} tested boards (points)",
+         "rows at ceiling or floor", "spread across rows",
          "informative", "chosen"],
         [[Cell(f"{k['figure']}"), Cell(f"{100 * k['held_out_mae']:.1f}"),
           Cell(f"{k['rows_at_ceiling']} of {k['rows']}"), Cell(f"{k['spread']:.2f}"),
