@@ -209,10 +209,12 @@ def test_reconciles_junit_file_lists_what_it_flags(pages):
 def test_the_review_loop_keeps_the_curve_and_diff_names_the_toml_keys(
         browser, pages, cluster, tmp_path, generator, n, root):
     """Issue 30's walk, as a designer does it: the audit and tune of the default tables
-    (the fixture), then tune --apply into a copy of the tables, an audit of them and a diff
-    against the baseline. The diff page names every TOML key the tune changed, no line that
-    held on a row fails or warns there after (the curve: E, M and every other line), and a
-    proposal that bumps a revision shows the shipped board's change."""
+    (the fixture), then tune --apply into a copy of the tables, an audit of them at 4 N and
+    a diff against the baseline. The diff page names every TOML key the tune changed, no
+    line that held on a row fails or warns there after (the curve: E, M and every other
+    line), every proposed row holds its hard lines on the boards tune never ranked on
+    (minegen: boards N..4N-1; tilegen: the new revision's, every one of them; issue 40),
+    and a proposal that bumps a revision shows the shipped board's change."""
     from pipeline.analysis.compare import FAIL as S_FAIL
     from pipeline.analysis.compare import PASS as S_PASS
     from pipeline.analysis.compare import WARN as S_WARN
@@ -224,14 +226,32 @@ def test_the_review_loop_keeps_the_curve_and_diff_names_the_toml_keys(
     tables = tmp_path / "tables"
     shutil.copytree(REPO / root, tables, ignore=shutil.ignore_patterns("tilematch"))
     out = tmp_path / "out"
+
+    def audit_4n(folder: Path) -> Path:  # the lines compared at one N: 4 N, both sides
+        p = cli("audit", "--generator", generator, "--tables", tables, "--n", 4 * n,
+                "--scheduler", cluster, "--out", folder)
+        assert p.returncode in (0, 1), p.stderr
+        return next(folder.rglob("manifest.json")).parent
+
+    before = audit_4n(tmp_path / "before")
     p = cli("tune", "--generator", generator, "--apply", doc["tune_id"], "--tables", tables,
             "--out", pages["index"].parent)
     assert p.returncode == 0, p.stderr
-    p = cli("audit", "--generator", generator, "--tables", tables, "--n", n, "--scheduler",
-            cluster, "--out", out)
-    assert p.returncode in (0, 1), p.stderr
-    after = next(out.rglob("manifest.json")).parent
-    p = cli("diff", "--generator", generator, doc["baseline_run"], after, "--out", out)
+    after = audit_4n(out)
+    now = _results(after)
+    for r in proposed:  # every hard line of a proposed row holds at 4 N ...
+        key = [k for k in now if tuple(k[:len(r["key"]) - 1]) == tuple(r["key"][:-1])] \
+            if generator == "tilegen" else [tuple(r["key"])]
+        assert all(x["passed"] is not False for k in key for x in now[k].values()
+                   if x["hard"]), (r["label"], now[key[0]])
+    if generator == "minegen":  # ... and B on the boards the tune never ranked on
+        fresh = pl.read_parquet(after / "records.parquet").filter(pl.col("seed_index") >= n)
+        for r in proposed:
+            one = fresh.filter((pl.col("level_index") == r["key"][0])
+                               & (pl.col("node_depth") == r["key"][1]))
+            share = (one["fog_regions_achieved"] == one["fog_regions_requested"]).mean()
+            assert one.height == 3 * n and share >= 0.95, (r["label"], share)
+    p = cli("diff", "--generator", generator, before, after, "--out", out)
     assert p.returncode == 0, p.stderr
     page_path = next((out / "diffs").glob("*.html"))
     with open_page(browser, page_path) as (page, errors):
@@ -243,9 +263,7 @@ def test_the_review_loop_keeps_the_curve_and_diff_names_the_toml_keys(
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= WIDTH
         page.screenshot(path=str(tmp_path / f"{generator}-diff.png"), full_page=False)
-    base = {(k, ln): x for k, lines in _results(Path(doc["baseline_run"])).items()
-            for ln, x in lines.items()}
-    now = _results(after)
+    base = {(k, ln): x for k, lines in _results(before).items() for ln, x in lines.items()}
     renamed = {tuple(gen_key[:-1]) if generator == "tilegen" else tuple(gen_key): gen_key
                for gen_key in now}
     broke = []
@@ -318,6 +336,17 @@ def test_a_table_sorts_and_a_section_folds(browser, pages):
 def test_the_daily_page_names_its_failing_dates_and_plays_them(browser, pages):
     with open_page(browser, pages["tilegen daily"]) as (page, errors):
         sec = page.locator("details:has(#daily-failing)")
+        assert not sec.evaluate("d => d.open")  # folded below the verdict and its to-do
+        verdict = page.locator("details:has(#verdict)")
+        assert "within noise of the floor" in verdict.locator("p").first.inner_text()
+        # a city's to-do link opens its drill-down; the list's link opens the dates
+        link = verdict.locator("li a[href^='#drill-']").first
+        target = page.locator(f"[id='{link.get_attribute('href').removeprefix('#')}']")
+        assert not target.is_visible()
+        link.click()
+        assert target.is_visible() and "fails" in target.inner_text()
+        verdict.locator("a[href='#daily-failing']").click()
+        assert sec.evaluate("d => d.open")
         sec.scroll_into_view_if_needed()
         assert sec.is_visible() and "daily boards fail" in sec.inner_text()
         rows = sec.locator("tbody tr")
@@ -624,18 +653,21 @@ def _tune_classes(pages, generator: str, gen) -> dict[tuple, str]:
     return out
 
 
-@pytest.mark.parametrize("generator", ["minegen", "tilegen"])
-def test_an_audit_decides_on_its_first_two_screens(browser, pages, generator):
+@pytest.mark.parametrize("name", ["minegen audit", "tilegen audit", "tilegen daily"])
+def test_an_audit_decides_on_its_first_two_screens(browser, pages, name):
     """At 1024 px the verdict and the to-do list (one line per failing row, linking its
-    drill-down, with the class the fixture's tune of that run gave it and a link to the
-    tune's page) end within the first two screens; with every section folded but the
-    verdict, the page is at most 8 screens long; no console error."""
+    drill-down: for a tunable generator with the class the fixture's tune of that run gave
+    it and a link to the tune's page; for the daily run a line per failing city with its
+    dates and their boards to play) end within the first two screens; with every section
+    folded but the verdict, the page is at most 8 screens long; no console error."""
+    generator = "tilegen-daily" if name == "tilegen daily" else name.split()[0]
     gen = load_generator(generator)
-    run = pages[f"{generator} audit"].parent
+    run = pages[name].parent
     failing = _failing_rows(run, gen)
-    classes = _tune_classes(pages, generator, gen)
-    assert failing and set(failing.values()) <= set(classes)
-    with open_page(browser, pages[f"{generator} audit"]) as (page, errors):
+    tuned = name != "tilegen daily"
+    classes = _tune_classes(pages, generator, gen) if tuned else {}
+    assert failing and (not tuned or set(failing.values()) <= set(classes))
+    with open_page(browser, pages[name]) as (page, errors):
         page.set_viewport_size({"width": WIDTH, "height": SCREEN})
         verdict = page.locator("details:has(#verdict)")
         assert verdict.evaluate("d => d.open")
@@ -649,15 +681,20 @@ def test_an_audit_decides_on_its_first_two_screens(browser, pages, generator):
             anchor = item.locator("a").first.get_attribute("href").removeprefix("#")
             text = item.inner_text()
             assert anchor in failing, anchor
+            if not tuned:  # the city's failing dates, the soonest with their boards
+                assert " dates fail " in text and " — next: " in text, text
+                assert item.locator("a[href^='play/']").count() >= 1, text
+                continue
             assert f" — {classes[failing[anchor]]} — " in text, text
             if classes[failing[anchor]] != "locked":
                 assert item.locator("a[href*='tune.html']").count() == 1, text
-        assert "FAIL" in verdict.inner_text() and "tune.html" in verdict.inner_text()
+        assert "FAIL" in verdict.inner_text()
+        assert "tune.html" in verdict.inner_text() or not tuned
         folded = page.evaluate("Array.from(document.querySelectorAll('body > details'))"
                                ".filter(d => !d.open).length")
         assert folded >= 8  # every other section of the page
         screens = page.evaluate("document.body.scrollHeight") / SCREEN
-        assert screens <= 8, f"{generator}: {screens:.1f} screens by default"
+        assert screens <= 8, f"{name}: {screens:.1f} screens by default"
         assert errors == []
 
 
