@@ -4,8 +4,8 @@ black-box optimiser (Optuna's TPE sampler, sequential ask / tell) instead of a h
 grid.
 
 The generator declares the space (``Tune.tune_space``: a ``Space`` of named dimensions and
-the table change a point of it means, e.g. minegen's board size, density, fog regions and
-fog cells, never under the share of the fog the row asks that ``Cost.keep`` protects). Each
+the table change a point of it means, never under the share of a feature the row asks
+that ``Cost.keep`` protects). Each
 batch asks ``PER_BATCH`` points of every searched row's study, audits them all as one graph
 with the audit's seeds (``evaluate.round_of``) and tells each study its points' scores:
 the cost to the player for an acceptable candidate with margin, else a penalty that falls

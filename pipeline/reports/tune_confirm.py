@@ -92,10 +92,10 @@ def how(doc: dict) -> list[Cell]:
     """How the tune chose, for what issue 40 added."""
     return [
         Cell("Where no single field fixes a row with margin: the row's fields searched "
-             "together within its intent (the generator's search space, e.g. board size, "
-             "density, fog regions and fog cells, never under the share of the feature it "
-             "protects) by a seeded sampler (Optuna's TPE), in batches audited with the "
-             "audit's seeds; the same tables give the same points."),
+             "together within its intent (the generator's search space, said in each row's "
+             "section; never under the share of the feature it protects) by a seeded "
+             "sampler (Optuna's TPE), in batches audited with the audit's seeds; the same "
+             "tables give the same points."),
         Cell("Where a row's own fix breaks a line across rows: the rows of its level change "
              "together (the least raise of each monotone field), searched again where a "
              "raised row fails, and kept only when the whole table keeps every line; the "

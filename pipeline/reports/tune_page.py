@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from . import render, tune_counts
+from . import render, tune_confirm, tune_counts
 from . import tune_figures as F
 from ..analysis import cost
 from .document import (FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section,
@@ -22,7 +22,11 @@ SITE = "../.."  # the output folder, seen from <out>/tune/<id>/ (its index, its 
 LARGE = 2.0  # a cost this high (two figures' worth of change) is said to be large
 CLASSES = {
     "one field": "one table field fixes it",
-    "several fields": "no single field fixes it; a pair of fields does",
+    "several fields": "no single field fixes it; several fields changed together do",
+    "joint change": "the row's own fix breaks a line across rows; the rows of its level "
+                    "change together",
+    "not confirmed": "a change held on the audit's boards but not on fresh boards: not "
+                     "proposed",
     "structural": "no table change within the fields' domains fixes it without removing "
                   "what the row is for",
     "breaks the curve": "a table change fixes the row but breaks another line of the table "
@@ -101,7 +105,8 @@ def _overview(doc: dict) -> Table:
                                             else "")) if ch else "no proposal"
                           + (f" (breaks {', '.join(r['breaks']['lines'])})"
                              if r.get("breaks") else "") + _next_steps(doc, r)),
-                     Cell(("with margin" if ch["margin"] else "within noise") if ch else "—",
+                     Cell((("confirmed on fresh boards, " if r.get("confirmed") else "")
+                           + ("with margin" if ch["margin"] else "within noise")) if ch else "—",
                           None if not ch or ch["margin"] else WARN),
                      Cell(F.cost_words(doc, r["figures"], ch["figures"], 2, F.noise(r, ch))
                           if ch else "—")])
@@ -120,6 +125,7 @@ def _row_section(doc: dict, r: dict) -> Section:
         sec.blocks.append(Bullets([
             Cell(f"change in {doc.get('table_file', 'the table')}: {_edits(ch)}"),
             Cell(f"after the change: {_evidence(doc, ch)}"),
+            *tune_confirm.confirmed(doc, r), *tune_confirm.joint(doc, r),
             Cell(_margin(doc, ch), None if ch["margin"] else WARN),
             Cell("what it costs the player: "
                  f"{F.cost_words(doc, r['figures'], ch['figures'], noise=F.noise(r, ch))} "
@@ -143,7 +149,9 @@ def _row_section(doc: dict, r: dict) -> Section:
             sec.blocks.append(Para(f"Not proposed: {f['change']} also holds, but "
                                    + "; ".join(f["flags"]) + _breaks(f) + "."))
         return sec
-    if r.get("breaks"):
+    if r.get("unconfirmed"):
+        items = tune_confirm.unconfirmed(doc, r)
+    elif r.get("breaks"):
         b = r["breaks"]
         items = [Cell(f"{b['change']} fixes {', '.join(r['lines'])} here but breaks "
                       f"{', '.join(b['lines'])}: not proposed (tune keeps every line of the "
@@ -152,6 +160,7 @@ def _row_section(doc: dict, r: dict) -> Section:
         items = [Cell(CLASSES["structural"] + ".", FAIL)]
         if r.get("why"):
             items.append(Cell("The rule behind it: " + r["why"] + "."))
+    items += tune_confirm.searched(doc, r)
     for name, b in r["best"].items():
         items.append(Cell(f"the best {name} any candidate reached: {num(b['observed'])} "
                           f"(at {b['at']})"))
@@ -294,6 +303,7 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
                                 f"{','.join(doc.get('row_texts', {}).get(r['label'], '?') for r in fixed[:2])}`"
                                 " (the rows as `--rows` takes them)."))
     head.blocks.append(_overview(doc))
+    head.blocks += tune_confirm.final_breaks(doc)
     if doc.get("funnel_page"):
         head.blocks.append(Para("How many players would reach each level, now and with the "
                                 f"proposal: [the progression funnel]({doc['funnel_page']})."))
@@ -315,6 +325,8 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
                                         f"{r['why']}", mark(True, hard=True))
                                    for r in doc["locked"]]))
         out.append(sec)
+    joint = tune_confirm.added_rows(doc)
+    out += [joint] if joint else []
     out.append(_how(doc))
     out.append(_links(doc, here))
     return out
@@ -335,6 +347,7 @@ def _how(doc: dict) -> Section:
         Cell(f"Where no single field fixes a row acceptably: pairs of its first "
              f"{b.get('pair_fields', '?')} fields, {b.get('pair_values', '?')} values of each "
              "(the smallest change, the middle, the largest)."),
+        *(tune_confirm.how(doc) if doc.get("confirm_boards") else []),
         Cell("Ranking: holds every hard line; then keeps every feature"
              + (f" (a candidate leaving {'; '.join(keeps)} is flagged and never proposed)"
                 if keeps else "")
