@@ -248,9 +248,12 @@ def test_tilegen_validate_checks_daily_toml(tmp_path):
 
 @pytest.mark.cluster
 def test_the_failing_dates_command_runs_as_printed(daily_run):
-    """The audit of the presets the failing dailies use, as the section prints it."""
+    """The audit of the presets the failing dailies use, as the section (and the to-do
+    list under the verdict) prints it."""
     _, run = daily_run
-    (cmd,) = re.findall(r"`(minegen audit --rows [^`]+)`", (run / "report.md").read_text())
+    printed = re.findall(r"`(minegen audit --rows [^`]+)`", (run / "report.md").read_text())
+    (cmd,) = set(printed)
+    assert len(printed) == 2
     assert "--generator tilegen " in cmd + " " and "--tables" in cmd
     argv = shlex.split(cmd)
     p = run_cli(argv[0], *argv[1:])  # as printed: its argv, through its main
@@ -396,3 +399,114 @@ def test_the_page_says_the_level_and_plays_the_first_seven_dates(daily_run):
     assert dates_csv.height == records.height
     assert set(zip(dates_csv["city_id"], dates_csv["date"], dates_csv["tool_free_wins"])) == \
         set(zip(records["city_id"], records["date"], records["tool_free_wins"]))
+
+
+# ------------------------------------------------- the first screen: verdict and to-do
+# The page opens as the audit report does: the verdict counted in dates, the dates within
+# noise of the floor, what to do tonight (a line per failing city), every other section
+# folded. Each count is computed again here from records.parquet.
+
+def _verdict(md: str) -> str:
+    return md.split("## Verdict\n", 1)[1].split("\n## ", 1)[0].strip()
+
+
+def _top_sections(page: str) -> dict[str, bool]:
+    """{anchor: open} of the page's top-level sections (each a <details>)."""
+    return {a: bool(o) for o, a in
+            re.findall(r'<details( open)?><summary><h2 id="([^"]+)"', page)}
+
+
+@pytest.mark.cluster
+def test_the_daily_page_opens_on_its_verdict_and_to_do(daily_run, level5):
+    _, run = daily_run
+    records = pl.read_parquet(run / "records.parquet").to_dicts()
+    g = _gates(level5)
+    held = [r for r in records if not _failing(r)]
+    near = sum(_tone(r["tool_free_wins"], r["tool_free_runs"], g["floor"], g["ceiling"])
+               == "floor" for r in held)
+    bad = sorted((r for r in records if _failing(r)), key=lambda r: r["date"])
+    cities = sorted({r["city_id"] for r in bad})
+    verdict = _verdict((run / "report.md").read_text())
+    assert verdict.startswith(
+        f"**FAIL: {len(bad)} of {len(records):,} dates fail, in {len(cities)} of "
+        f"{len(CITIES)} cities (") and near and \
+        f"of the {len(held):,} that hold, {near:,} are within noise of the floor 0.6.**" \
+        in verdict
+    todo = verdict.split("What to do tonight", 1)[1]
+    lines = [ln for ln in todo.splitlines() if ln.startswith("- ")]
+    assert [ln.removeprefix("- **").split(",")[0] for ln in lines] == cities  # city order
+    for city, ln in zip(cities, lines):
+        own = [r for r in bad if r["city_id"] == city]
+        assert f"level 5:1: {len(own)} of {RANGE[1]} dates fail" in ln, ln
+        assert re.search(rf"soonest \[?{own[0]['date']}\b", ln), ln
+        assert f"next: fix preset {city}:5:1 " in ln, ln
+        plays = re.findall(r"\[\d{4}-\d\d-\d\d\]\((play/[^)]+)\)", ln)
+        assert plays and all((run / link).is_file() for link in plays), ln  # the first two
+        low = [r for r in own if r["exit"] != "met" and r["failure_reason"] == "tool_free_low"]
+        if low:  # the G1 clause: rates under the floor, how many within noise
+            within = sum(_wilson(r["tool_free_wins"], r["tool_free_runs"])[1] >= g["floor"]
+                         for r in low)
+            rates = sorted(r["tool_free_wins"] / r["tool_free_runs"] for r in low)
+            assert f"G1 tool_free_low on {len(low)}: tool-free rate {rates[0]:.3f}" in ln
+            assert f"{within} of them within noise" in ln and \
+                f", {len(low) - within} beyond" in ln, ln
+    assert "Advisory findings" in todo.split("- **")[-1]  # the list ends the to-do
+    # folded: the verdict is the only section open
+    opened = _top_sections((run / "report.html").read_text())
+    assert len(opened) >= 9 and [a for a, o in opened.items() if o] == ["verdict"]
+    assert 'id="filter"' in (run / "report.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def passing_run(tmp_path_factory, cluster):
+    """Two cities' dailies from the default tables (level 4: every date holds)."""
+    out = tmp_path_factory.mktemp("pass")
+    p = cli("audit", "--generator", "tilegen", "--daily", f"{RANGE[0]}:30", "--rows",
+            "beijing,tokyo", "--scheduler", cluster, "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return run_folder(out)
+
+
+@pytest.mark.cluster
+def test_a_passing_daily_verdict_counts_the_dates_within_noise_of_the_floor(passing_run):
+    records = pl.read_parquet(passing_run / "records.parquet").to_dicts()
+    g = load_tables(None).acceptance[4]
+    floor, ceiling = g.tool_free_min_bp / 1e4, g.tool_free_max_bp / 1e4
+    near = [r for r in records
+            if _tone(r["tool_free_wins"], r["tool_free_runs"], floor, ceiling) == "floor"]
+    assert near  # level 4's dates sit near its floor (the point of the sentence)
+    verdict = _verdict((passing_run / "report.md").read_text())
+    assert verdict.startswith(
+        f"**PASS: all 60 dates hold (2 cities × 30 dates, {RANGE[0]} to "
+        f"{dly.dates(RANGE[0], 29, 1)[0]}); "
+        f"{len(near)} of them within noise of the floor {floor:g}.**"), verdict
+    per = {c: sum(r["city_id"] == c for r in near) for c in ("beijing", "tokyo")}
+    assert f"Per city: beijing {per['beijing']}, tokyo {per['tokyo']}." in verdict
+    on = sum(r["tool_free_wins"] / r["tool_free_runs"] <= floor for r in near)
+    assert (f"{on} sit on the floor itself" in verdict) == bool(on)
+    assert "What to do tonight" not in verdict
+    assert _top_sections((passing_run / "report.html").read_text())["verdict"]
+
+
+def test_runs_to_tell_is_where_the_interval_leaves_the_floor():
+    """The runs a date's rate needs for its Wilson interval to clear the floor (the rate
+    held): at that count the lower bound is above the floor, one run fewer it is not. The
+    bound is the Wilson formula written out with the rate as a real share."""
+    from tilegen.audit.daily_page import Date
+    from tilegen.audit.daily_todo import runs_to_tell
+
+    z = 1.959963984540054
+
+    def lower(p: float, n: int) -> float:
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        return centre - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+
+    for wins, runs, floor in ((221, 300, 0.7), (211, 300, 0.7), (190, 300, 0.6),
+                              (301, 400, 0.7), (299, 300, 0.5)):
+        d = Date("c", "2026-01-01", 0, 4, 1, 1, "met", "none", wins, runs, 0, 0, None, 1,
+                 "yes", floor, 1.0, None)
+        n = runs_to_tell(d)
+        assert lower(wins / runs, n) > floor >= lower(wins / runs, n - 1), (wins, runs, n)
+    on = Date("c", "2026-01-01", 0, 4, 1, 1, "met", "none", 210, 300, 0, 0, None, 1, "yes",
+              0.7, 1.0, None)
+    assert runs_to_tell(on) is None

@@ -91,7 +91,10 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
     saying where the advisory findings are."""
     hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
     sec = Section("verdict", "Verdict")
-    if doc.ok:
+    own = first_screen(doc)  # a generator's headline and to-do in its own words, or None
+    if own is not None:
+        sec.blocks.append(Para(own[0], strong=True))
+    elif doc.ok:
         sec.blocks.append(Para(f"PASS: every hard line ({hard}) holds on all "
                                f"{len(doc.rows)} rows.", strong=True))
     else:
@@ -107,7 +110,9 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
         sec.blocks.append(Para(f"WARNING: the manifest says exit_code "
                                f"{doc.manifest.get('exit_code')!r} but the line results "
                                f"call for {expected}.", strong=True))
-    if not doc.ok:
+    if own is not None:
+        sec.blocks += own[1]
+    elif not doc.ok:
         sec.blocks += todo.todo(doc, tune_cmd)
     n = len(_advisories(doc))
     if intent.section(doc) is not None:
@@ -123,6 +128,14 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
                               f"folder, its sweeps: [index.html]({doc.index}#runs)."
                               if doc.index else "")))
     return sec
+
+
+def first_screen(doc: AuditDoc) -> tuple[str, list] | None:
+    """The generator's own verdict headline and the blocks after it (its to-do list), when
+    it words them (``first_screen(doc)``, e.g. the daily run's: counted in dates); None:
+    the generic ones (rows and lines, ``todo``)."""
+    own = getattr(doc.gen, "first_screen", None)
+    return own(doc) if own is not None else None
 
 
 def _calibration_status(cal: dict) -> str:
@@ -301,7 +314,8 @@ def line_charts(doc: AuditDoc) -> Section:
 
 
 # A tunable generator's page opens on its verdict and to-do list, the rest folded (issue
-# 31); any other (a daily run) opens every section, as before.
+# 31), and so does one that words its own first screen (a daily run); any other opens
+# every section, as before.
 OPENED = frozenset({"verdict"})
 
 
@@ -342,4 +356,5 @@ def _html(title: str, sections: list[Section], doc: AuditDoc) -> str:
     verdict = "PASS" if doc.ok else "FAIL"
     return render.html(title, sections, badge=(verdict, verdict.lower()),
                        legend=render.legend(doc.rules_doc, doc.site), jargon=doc.gen.jargon,
-                       opened=OPENED if todo.tunable(doc) else None)
+                       opened=OPENED if todo.tunable(doc) or hasattr(doc.gen, "first_screen")
+                       else None)

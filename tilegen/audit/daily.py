@@ -31,7 +31,7 @@ from .. import daily as dly
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES
 from ..record import GENERATOR_VERSION, METRIC_VERSION
 from ..table_loader import DEFAULT_ROOT
-from . import daily_page
+from . import daily_page, daily_todo
 from .lines import CHECKS, band_text, gate_shares, unsolvable
 
 KEY = ("city_id", "from_date")
@@ -148,6 +148,10 @@ class TilegenDaily(Generator, Daily):
 
     def verdict_notes(self, rows: list[dict]) -> list[str]:
         return [daily_page.levels_text(rows)]  # the level the dailies use, on the first screen
+
+    # the verdict counted in dates and the to-do list, one line per failing city; the page
+    # opens on them, the rest folded (``audit_page``)
+    first_screen = staticmethod(daily_todo.first_screen)
 
     def load(self, root: str | None) -> DailyCatalog:
         from ..table_loader import load_tables

@@ -274,8 +274,6 @@ def per_city(doc, days: list[Date]) -> Table:
 
 def failing_dates(doc) -> Section:
     """Every failing date of the run, in date order: what failed, how sure, the board."""
-    from pipeline.hints import audit_command
-
     sec = Section("daily-failing", "Failing dates")
     failing = sorted((d for d in dates(doc) if d.fails), key=lambda d: (d.date, d.city))
     total = sum(r.get("boards") or 0 for r in doc.rows)
@@ -285,18 +283,13 @@ def failing_dates(doc) -> Section:
         return sec
     rows, noisy = [], 0
     for d in failing:
-        page = doc.pages.get(((d.city, _first(doc, d.city)), d.index))
+        page = play(doc, d)
         sure, near = sureness(d)
         noisy += near
         rows.append([Cell(d.date, FAIL), Cell(d.city), Cell(f"{d.level}:{d.revision}"),
                      Cell(why(d)), Cell(sure, WARN if near else None), Cell(str(d.seed)),
                      Cell(f"[play]({page})" if page else "—")])
-    presets = sorted({f"{r['city_id']}:{r['level_id']}:{r['revision']}" for r in doc.rows
-                      if r.get("failing_boards")})
-    m = doc.manifest
-    tables = None if m.get("table_root") in (None, doc.gen.default_root) else m["table_root"]
-    cmd = audit_command("audit", "--rows", ",".join(presets), generator="tilegen",
-                        out=m.get("out"), tables=tables)
+    presets, cmd = presets_command(doc)
     sec.blocks.append(Para(
         f"{len(failing)} of {total} daily boards fail: on these dates the game would give "
         "every player of the city a board that misses a gate of its level (all "
@@ -319,8 +312,26 @@ def failing_dates(doc) -> Section:
     return sec
 
 
+def presets_command(doc) -> tuple[list[str], str]:
+    """The presets.toml rows (city:level:revision) the failing dailies are made with, and
+    the audit of those rows (its drill-down prints the tune that fixes them)."""
+    from pipeline.hints import audit_command
+
+    presets = sorted({f"{r['city_id']}:{r['level_id']}:{r['revision']}" for r in doc.rows
+                      if r.get("failing_boards")})
+    m = doc.manifest
+    tables = None if m.get("table_root") in (None, doc.gen.default_root) else m["table_root"]
+    return presets, audit_command("audit", "--rows", ",".join(presets), generator="tilegen",
+                                  out=m.get("out"), tables=tables)
+
+
 def _first(doc, city: str) -> str:
     return next(r["from_date"] for r in doc.rows if r["city_id"] == city)
+
+
+def play(doc, d: Date) -> str | None:
+    """The play page of date ``d``'s board, when the run made one (``daily.exhibits``)."""
+    return doc.pages.get(((d.city, _first(doc, d.city)), d.index))
 
 
 def next_days(doc) -> Section:
