@@ -169,3 +169,29 @@ def test_part_of_a_joint_change_is_refused(tmp_path):
     with pytest.raises(InputError, match=r"one joint change with \(3, 2\)"):
         apply_tune("t1", str(out), only="3:0")
     assert Path(CATALOG.root, "board_gen.toml").read_bytes() == before
+
+
+def test_the_to_do_never_offers_a_change_the_tune_refuses():
+    """Issue 40 item 3: a structural row's next step is the measured row without its
+    feature (when it holds and keeps the table) or locking it, never a flagged change (one
+    that removes most of the feature, which the tune refuses to propose); a row whose
+    proposal did not hold on fresh boards says so, with the boards that would settle it."""
+    from pipeline.reports.tuned import TuneView, advice
+
+    flagged = [{"change": "fog_target_ratio = 0.01", "flags": ["fog cells 3.0, under 50 %"]}]
+    rows = [{"key": [2, 2], "label": "(2, 2)", "class": "structural", "why": "rule",
+             "flagged": flagged, "drop": {"change": "fog_region_count = 0", "holds": True,
+                                          "breaks": []}},
+            {"key": [2, 4], "label": "(2, 4)", "class": "structural", "why": "rule",
+             "flagged": flagged, "drop": {"change": "fog_region_count = 0", "holds": True,
+                                          "breaks": ["B1-CP on (2, 4)"]}},
+            {"key": [2, 6], "label": "(2, 6)", "class": "not confirmed", "change": None,
+             "unconfirmed": {"change": "fog_target_ratio = 0.07", "boards": "boards 256-1023",
+                             "n_needed": 4000}}]
+    view = TuneView.of({"tune_id": "t", "rows": rows, "lock_key": "tune_locked",
+                        "table_file": "board_gen.toml"}, "tune.html")
+    said = {tuple(r["key"]): advice(view, tuple(r["key"]), r["label"], "") for r in rows}
+    assert all("0.01" not in s for s in said.values())
+    assert "without the row's feature it holds (`fog_region_count = 0`)" in said[(2, 2)]
+    assert "`tune_locked = true`" in said[(2, 4)]  # the drop breaks the table: lock it
+    assert "not on boards 256-1023" in said[(2, 6)] and "N 4,000" in said[(2, 6)]

@@ -73,7 +73,19 @@ def advice(view: TuneView | None, key: tuple, label: str, tune_cmd: str,
     if c == "proposal":
         ch = r["change"]
         sure = "with margin" if ch.get("margin") else "within noise"
-        return f"tune proposes `{ch['summary']}` in {view.table_file} ({sure}): [tune.html]({link})"
+        if r.get("confirmed"):
+            sure = "confirmed on fresh boards, " + sure
+        joint = (f"; one joint change with {', '.join(r['joint_group'])}, applied together"
+                 if r.get("joint_group") else "")
+        return (f"tune proposes `{ch['summary']}` in {view.table_file} ({sure}{joint}): "
+                f"[tune.html]({link})")
+    if c == "not confirmed":
+        u = r.get("unconfirmed") or {}
+        more = (f"an audit at N {u['n_needed']:,} would settle it, " if u.get("n_needed")
+                else "")
+        return (f"`{u.get('change', '?')}` held on the audit's boards but not on "
+                f"{u.get('boards', 'fresh boards')}; next step: {more}or "
+                f"{next_step(view, r)} ([tune.html]({link}))")
     if c == "breaks the curve":
         b = r.get("breaks") or {}
         return (f"`{b.get('change', '?')}` fixes it but breaks {', '.join(b.get('lines', []))}; "
@@ -84,11 +96,13 @@ def advice(view: TuneView | None, key: tuple, label: str, tune_cmd: str,
 
 
 def next_step(view: TuneView, r: dict) -> str:
-    """A structural row's first measured option (one that removes a feature, at its cost),
-    else locking it."""
-    flagged = r.get("flagged") or []
-    if flagged and not flagged[0].get("breaks"):
-        return f"`{flagged[0]['change']}` holds at a cost ({'; '.join(flagged[0]['flags'])})"
+    """One next step per class and cause (issue 40 item 3): the row without its feature
+    where that was measured to hold and keep the table, else locking it. Never a change
+    the tune refuses to propose (a flagged one: it removes most of a feature, and the tune
+    page lists it only as an option at a cost)."""
+    d = r.get("drop") or {}
+    if d.get("holds") and not d.get("breaks"):
+        return f"measured: without the row's feature it holds (`{d['change']}`)"
     if view.lock_key:
         return f"accept the failure: `{view.lock_key} = true` on its row of {view.table_file}"
     return "accept the failure"
