@@ -632,7 +632,8 @@ def test_every_drawn_board_links_a_play_page_that_opens_clean(browser, pages, na
 
 # ------------------------------------------ a first screen that decides (issue 31, item 1)
 SCREEN = 768  # one screen: the height of a 1024x768 viewport
-CLASS_OF = {"one field": "proposal", "several fields": "proposal",
+CLASS_OF = {"one field": "proposal", "several fields": "proposal", "joint change": "proposal",
+            "not confirmed": "not confirmed",
             "breaks the curve": "breaks the curve", "structural": "structural"}
 
 
