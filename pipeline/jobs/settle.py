@@ -64,9 +64,14 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
     for k, c in picks.items():
         if k in members:
             continue
-        alts = [x for x in cost.ranked(every[k]) if _frozen(x["change"]) != _frozen(c["change"])
-                and not curve.breaks({**final, k: (x["change"], x["_raw"])})]
-        sets[k] = [{k: x["change"]} for x in [c, *alts[:ALTERNATES]]]
+        alts = []
+        for x in cost.ranked(every[k]):  # the next-ranked that keep the table, lazily:
+            if len(alts) == ALTERNATES:  # each whole-table check loads a patched table
+                break
+            if _frozen(x["change"]) != _frozen(c["change"]) and good(x) \
+                    and not curve.breaks({**final, k: (x["change"], x["_raw"])}):
+                alts.append(x)
+        sets[k] = [{k: x["change"]} for x in [c, *alts]]
     fresh = confirm(gen, catalog, a, base, folder, sets, progress)
     for k, results in fresh.items():
         group = members.get(k, [k])
