@@ -44,7 +44,7 @@ GENERATOR_HELP = ("generator to audit: a registered name (default minegen) or "
 
 
 def cmd_audit(args) -> int:
-    from .engine.session import quiet_distributed, slurm_job_script
+    from .engine.session import quiet_distributed, require_sbatch, slurm_job_script
     from .jobs.audit import run_audit, summary
     from .options import merge
 
@@ -65,6 +65,8 @@ def cmd_audit(args) -> int:
               "the scheduler this dry run started and stopped; a real run starts its own and "
               "submits scripts naming that one", file=sys.stderr)
         return EXIT_OK
+    if opts.slurm:  # at once: nothing loaded, written or started without it
+        require_sbatch()
     result = run_audit(opts)
     print(summary(result))
     if args.junit_xml:
@@ -111,7 +113,9 @@ def _cluster_options(p) -> None:
                             "most 4 per CPU)")
     p.add_argument("--slurm", default=None, metavar="PROFILE",
                    help="run on SLURM: a profile with a [slurm] table (path or NAME for "
-                        "configs/NAME.toml)")
+                        "configs/NAME.toml); every value is checked when it is read (exit "
+                        "2; configs/slurm.toml says what each key takes), and sbatch must "
+                        "be on PATH (exit 3)")
     p.add_argument("--seeds-per-task", type=dom.SEEDS_PER_TASK, default=None, metavar="K",
                    help="split each row into tasks of K boards (default: one task per row)")
     p.add_argument("--worker-timeout", type=dom.WORKER_TIMEOUT, default=None, metavar="SECONDS",
@@ -144,7 +148,7 @@ def add_audit(sub, command) -> None:
     _cluster_options(a)
     a.add_argument("--dry-run", action="store_true",
                    help="with --slurm: print the job script a run would submit, and submit "
-                        "nothing")
+                        "nothing (the profile is checked as for a run; sbatch is not needed)")
     a.add_argument("--out", default=None, help=f"output root (default: {DEFAULT_OUT})")
     a.add_argument("--junit-xml", default=None, metavar="PATH",
                    help="also write the run as JUnit XML: a test case per (row, hard line), "

@@ -22,6 +22,7 @@ from boardcore.output import usable_folder
 from boardcore.tables import BOM, BOM_RULE
 
 from .engine.session import ClusterSpec
+from .slurm import PATH_WORD, check_slurm
 
 DEFAULT_N = 256
 DEFAULT_OUT = "reports"
@@ -139,44 +140,6 @@ def slurm_options(path: str) -> dict:
     return section
 
 
-def _count(most: int):
-    return dom.Number(1, most).holds
-
-
-def _size(v) -> bool:
-    from dask.utils import parse_bytes
-
-    try:
-        return isinstance(v, str) and parse_bytes(v) > 0
-    except (ValueError, TypeError):
-        return False
-
-
-SLURM_CHECKS = {  # key: (required, holds, what it must be)
-    "cores": (True, _count(4096), "an int in [1, 4096] (CPUs per job)"),
-    "memory": (True, _size, 'a size such as "2GB" (memory per job)'),
-    "jobs": (False, _count(10_000), "an int in [1, 10000]"),
-    "processes": (False, _count(4096), "an int in [1, 4096]"),
-    "walltime": (False, lambda v: isinstance(v, str) and bool(re.fullmatch(
-        r"(\d+-)?\d+(:\d{2}){0,2}", v)), 'a SLURM time such as "01:00:00"'),
-    "worker_timeout": (False, dom.WORKER_TIMEOUT.holds, str(dom.WORKER_TIMEOUT)),
-}
-
-
-def check_slurm(section: dict, where: str) -> None:
-    """The [slurm] values this project reads or SLURMCluster needs, checked before any
-    cluster starts: InputError (exit 2, one line) naming every bad one."""
-    problems = []
-    for key, (required, holds, want) in SLURM_CHECKS.items():
-        if key not in section:
-            if required:
-                problems.append(f"{key} is missing (must be {want})")
-        elif not holds(section[key]):
-            problems.append(f"{key} must be {want}; got {section[key]!r}")
-    if problems:
-        raise InputError(f"{where}: " + "; ".join(problems))
-
-
 PROFILE_SECTIONS = ("audit", "slurm")  # the tables a profile may hold
 
 
@@ -278,6 +241,12 @@ def check(opts: AuditOptions) -> None:
             parse_daily(opts.daily)
         except InputError as e:
             problems.append(str(e))
+    logs = str(Path(opts.out) / "slurm-logs")
+    if opts.slurm and "log_directory" not in opts.slurm and not re.fullmatch(PATH_WORD, logs):
+        problems.append(f"--out {opts.out!r} with --slurm: the job logs' folder {logs} is "
+                        "written into #SBATCH -o/-e lines, so it must be a path of letters, "
+                        "digits and _./@%+=:,-; give another --out or the profile's "
+                        "log_directory")
     if opts.scheduler and opts.workers:
         problems.append("--workers sizes the embedded cluster; it cannot go with --scheduler")
     if opts.scheduler:

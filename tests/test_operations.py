@@ -653,12 +653,26 @@ def test_a_disk_that_fills_during_the_run_is_exit_2(tmp_path, size, cluster):
 @pytest.mark.parametrize("flag, body, why", [
     ("--slurm", 'memory = "lots"\ncores = 1\n', 'memory must be a size such as "2GB"'),
     ("--slurm", 'memory = "2GB"\n', "cores is missing"),
-    ("--slurm", 'memory = "2GB"\ncores = -3\njobs = "x"\n', "cores must be an int in [1, 4096]"),
+    ("--slurm", 'memory = "2GB"\ncores = -3\njobs = "x"\n', "cores must be an integer in [1, 4096]"),
     ("--profile", 'memory = "2GB"\ncores = 1\nwalltime = "soon"\n',
      "walltime must be a SLURM time"),
     ("--profile", 'memory = "2GB"\ncores = 1\nworker_timeout = inf\n',
      "worker_timeout must be a number of seconds in (0, 86400]"),
-    ("--slurm", f'memory = "2GB"\ncores = 1\njobs = {10 ** 20}\n', "jobs must be an int in [1, 10000]"),
+    ("--slurm", f'memory = "2GB"\ncores = 1\njobs = {10 ** 20}\n', "jobs must be an integer in [1, 10000]"),
+    # Operations IV, defect 5: values that reached the job script unchecked
+    ("--slurm", 'memory = "2GB"\ncores = 1\njob_name = "x\\n#SBATCH --uid=0\\nrm -rf /"\n',
+     "job_name must hold no control character"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\njob_name = "x --uid=0"\n', "job_name must be a name"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\nwalltime = "99:99:99"\n', "walltime must be a SLURM time"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\nwalltime = "1-24:00"\n', "walltime must be a SLURM time"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\ninterface = "nope0"\n',
+     "interface 'nope0' is not a network interface of this machine"),
+    ("--profile", 'memory = "2GB"\ncores = 1\nscheduler_options = { interface = "nope0" }\n',
+     "scheduler_options.interface 'nope0' is not a network interface"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\nworker_extra_args = "--no-dashboard"\n',
+     "worker_extra_args must be a list of strings"),
+    ("--slurm", 'memory = "2GB"\ncores = 1\njob_extra = ["--nodes=1"]\n',
+     "job_extra is not taken here: write job_extra_directives"),
 ])
 def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
     profile = tmp_path / "s.toml"
@@ -666,7 +680,59 @@ def test_bad_slurm_values_exit_2_before_any_cluster(tmp_path, flag, body, why):
     p = run_cli("minegen", "audit", flag, profile, "--dry-run", "--out", tmp_path / "out")
     assert p.returncode == 2 and why in p.stderr, (flag, p.stderr)
     assert "Traceback" not in p.stderr and p.stderr.strip().count("\n") == 0
+    assert str(profile) in p.stderr and p.stdout == ""  # no job script printed
     assert not (tmp_path / "out").exists()
+
+
+HOSTILE_ARGS = ["--dashboard-address", "127.0.0.1:0; rm -rf /", "$(touch pwned)", "`id`",
+                "it's", 'a "b" c', "x > /etc/passwd", "*", "~root", "&&", "|", "#x"]
+
+
+def test_every_worker_argument_is_shell_quoted_in_the_job_script(tmp_path):
+    """Operations IV, defect 5: the profile's worker arguments and paths reach the job
+    script's worker line quoted (shlex.quote): bash reads back exactly the values given."""
+    import shlex
+    import tomllib
+
+    profile = tmp_path / "s.toml"
+    profile.write_text('[slurm]\nmemory = "2GB"\ncores = 1\ninterface = "lo"\n'
+                       'local_directory = "/tmp/my scratch; id"\n'
+                       'python = "/opt/my python/bin/python3"\n'
+                       f"worker_extra_args = {json.dumps(HOSTILE_ARGS)}\n")
+    assert tomllib.loads(profile.read_text())["slurm"]["worker_extra_args"] == HOSTILE_ARGS
+    p = run_cli("minegen", "audit", "--slurm", profile, "--dry-run")
+    assert p.returncode == 0, p.stderr
+    command = [line for line in p.stdout.splitlines() if "distributed.cli.dask_worker" in line]
+    assert len(command) == 1, p.stdout
+    words = shlex.split(command[0])
+    assert words[0] == "/opt/my python/bin/python3"
+    assert words[words.index("--local-directory") + 1] == "/tmp/my scratch; id"
+    at = words.index(HOSTILE_ARGS[0])
+    assert words[at:at + len(HOSTILE_ARGS)] == HOSTILE_ARGS
+    assert words[-2:] == ["--interface", "lo"]
+
+
+def test_a_missing_sbatch_is_exit_3_at_once(tmp_path):
+    """Operations IV, defect 9: no sbatch on PATH is one line and exit 3 before anything
+    is loaded, written or started (it was a tornado traceback, then the profile's worker
+    timeout)."""
+    out = tmp_path / "out"
+    env = {**os.environ, "PATH": str(tmp_path / "no-bin")}
+    t0 = time.monotonic()
+    p = cli("audit", "--slurm", REPO / "configs" / "slurm.toml", "--rows", "1:0", "--n", "4",
+            "--out", out, timeout=60, env=env)
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert p.stderr.startswith("minegen: sbatch not found on PATH: "), p.stderr
+    assert p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr
+    assert time.monotonic() - t0 < 30 and not out.exists()
+
+
+def test_slurm_logs_under_an_out_with_blanks_are_refused(tmp_path):
+    """The job logs' folder (under --out unless the profile names one) is written into
+    #SBATCH -o/-e lines, which sbatch splits at blanks."""
+    p = run_cli("minegen", "audit", "--slurm", REPO / "configs" / "slurm.toml", "--dry-run",
+                "--out", tmp_path / "my reports")
+    assert p.returncode == 2 and "#SBATCH -o/-e" in p.stderr and p.stdout == "", p.stderr
 
 
 @pytest.mark.parametrize("args, why", [

@@ -12,6 +12,7 @@ keeps numba's compile and the GIL-bound glue apart.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -57,20 +58,67 @@ class ClusterSpec:
 
 
 SLURM_OWN_KEYS = ("jobs", "worker_timeout")  # profile keys that are not SLURMCluster's
+# the worker command's values a profile (or --out) may set: shell-quoted in the job script
+QUOTED_JOB_KEYS = ("python", "local_directory", "interface", "protocol", "death_timeout")
+
+
+@functools.cache
+def _quoted_cluster():
+    """dask-jobqueue's SLURMCluster whose jobs write every value of the worker's command
+    line shell-quoted (``shlex.quote``): the job script is run by bash, and dask-jobqueue
+    joins the arguments with blanks as they are (decision 284)."""
+    import shlex
+    import sys
+
+    import dask
+    from dask_jobqueue import SLURMCluster
+    from dask_jobqueue.slurm import SLURMJob
+
+    class QuotedSLURMJob(SLURMJob):
+        def __init__(self, *args, config_name=None, **kw):
+            conf = config_name or self.default_config_name()
+
+            def given(key):  # the value, or dask-jobqueue's configured default
+                v = kw.get(key)
+                return dask.config.get(f"jobqueue.{conf}.{key.replace('_', '-')}",
+                                       None) if v is None else v
+            kw["python"] = shlex.quote(str(given("python") or sys.executable))
+            for key in QUOTED_JOB_KEYS[1:]:
+                if given(key) not in (None, ""):
+                    kw[key] = shlex.quote(str(given(key)))
+            kw["worker_extra_args"] = [shlex.quote(str(a))
+                                       for a in given("worker_extra_args") or []]
+            super().__init__(*args, config_name=config_name, **kw)
+
+    class QuotedSLURMCluster(SLURMCluster):
+        job_cls = QuotedSLURMJob
+
+    return QuotedSLURMCluster
+
+
+def require_sbatch() -> None:
+    """RunError (exit 3, one line) when this host has no ``sbatch``: checked before any
+    cluster object exists, where a run once printed the submission's traceback and then
+    waited out the worker timeout (decision 284)."""
+    import shutil
+
+    if shutil.which("sbatch") is None:
+        raise RunError("sbatch not found on PATH: run on a host with SLURM's commands "
+                       "(sbatch, scancel), or add their folder to PATH; --dry-run prints "
+                       "the job script without them")
 
 
 def slurm_cluster(options: dict, scratch: str | None = None, logs: str | None = None):
-    """A SLURMCluster from a profile's [slurm] table; the workers' scratch goes under
-    ``scratch`` and the job logs under ``logs`` (both inside --out; the logs outlive the
-    run) unless the profile says where."""
-    from dask_jobqueue import SLURMCluster
-
+    """A SLURMCluster from a profile's [slurm] table (checked when the profile was read,
+    ``pipeline.slurm``); the workers' scratch goes under ``scratch`` and the job logs
+    under ``logs`` (both inside --out; the logs outlive the run) unless the profile says
+    where."""
     kwargs = {k: v for k, v in options.items() if k not in SLURM_OWN_KEYS}
     if logs is not None:
         kwargs.setdefault("log_directory", logs)
     if scratch is not None:
         kwargs.setdefault("local_directory", os.path.join(scratch, "workers"))
-    return SLURMCluster(**kwargs)
+    return _quoted_cluster()(**kwargs)
 
 
 def sbatch_refusal(script: str) -> str | None:
@@ -93,7 +141,11 @@ def sbatch_refusal(script: str) -> str | None:
 
 def slurm_job_script(options: dict) -> tuple[str, str]:
     """(the job script a run would submit, the address of this dry run's scheduler)."""
-    cluster = slurm_cluster(options)
+    try:
+        cluster = slurm_cluster(options)
+    except Exception as e:  # noqa: BLE001 -- a scheduler that cannot start here: one line
+        raise RunError("could not start the dry run's scheduler: "
+                       + " ".join(str(e).split())) from e
     try:
         return cluster.job_script(), cluster.scheduler_address
     finally:
@@ -187,6 +239,7 @@ def _start(spec: ClusterSpec, forks: Template | None = None) -> Session:
                 raise RunError(f"cannot reach the Dask scheduler at {spec.scheduler}: {e}") from e
             return Session(client, f"external scheduler {spec.scheduler}")
         if spec.kind == "slurm":
+            require_sbatch()
             cluster = slurm_cluster(spec.slurm, spec.scratch, spec.logs)
             refused = sbatch_refusal(cluster.job_script())
             if refused:
