@@ -1,20 +1,27 @@
-"""A TOML row patcher that keeps comments and layout: the proposals ``tune`` writes are the
-designer's own file with only the changed field lines differing.
+"""Table edits that keep comments and layout, through tomlkit: the proposals ``tune`` writes
+are the designer's own file with only the changed keys' lines differing (decision 277).
 
-A table file holds rows as ``[[rows]]`` blocks. ``patch_rows`` finds each block's key by
-reading the block alone as TOML (so a key field is read exactly as the loader reads it),
-then rewrites ``name = value`` lines of the changed fields in place: the value replaced,
-the line's indentation, spacing and trailing comment kept. Every other byte stays.
+tomlkit reads the file (every form TOML allows: ``[[rows]]``, ``[[ rows ]]``, indented,
+quoted, with a comment after), finds the rows and writes each changed value in the old
+value's literal style (a literal string stays literal, a float stays a float, an integer
+keeps its base, a multi-line array stays multi-line), the line's indentation and trailing
+comment kept; a key the row lacks is added after its last key. tomlkit re-spells what it
+does not track (every ``[[rows]]`` header as the first one), so the result is spliced: the
+lines tomlkit changed go into the file's own text, every other byte stays. The result is
+read back with ``tomllib`` (the loader's reader) and must be the file's rows with exactly
+the changes (``DefectError`` if not).
 """
 
 from __future__ import annotations
 
-import re
+import difflib
 import tomllib
 from collections.abc import Mapping, Sequence
 
-_BLOCKS = re.compile(r"(?m)^(?=\[\[rows\]\])")
-_FIELD_LINE = re.compile(r"(?m)^\s*[A-Za-z_][A-Za-z0-9_]*\s*=.*$")
+import tomlkit
+from tomlkit import items
+
+from .errors import DefectError
 
 
 def toml_value(value: object) -> str:
@@ -30,41 +37,95 @@ def toml_value(value: object) -> str:
     raise TypeError(f"no TOML form for {value!r}")
 
 
-def set_field(block: str, name: str, value: object, add: bool = False) -> str:
-    """``name = value`` in one ``[[rows]]`` block: its line rewritten (comment kept), or with
-    ``add`` appended after the block's last field line; ValueError when absent otherwise."""
-    line = re.compile(rf"(?m)^(\s*{re.escape(name)}\s*=\s*)[^#\n]*?(\s*(#.*)?)$")
-    new, n = line.subn(lambda m: f"{m.group(1)}{toml_value(value)}{m.group(2)}", block,
-                       count=1)
-    if n == 1:
-        return new
-    if not add:
-        raise ValueError(f"no `{name} = ...` line to change in the block:\n{block.strip()}")
-    fields = list(_FIELD_LINE.finditer(block))
-    at = fields[-1].end() if fields else len(block)
-    return f"{block[:at]}\n{name} = {toml_value(value)}{block[at:]}"
+_BASES = {"0x": "x", "0o": "o", "0b": "b"}
 
 
-def block_key(block: str, key_fields: Sequence[str], defaults: Mapping) -> tuple | None:
-    """The key of a ``[[rows]]`` block (None: not a row block)."""
-    if not block.startswith("[[rows]]"):
-        return None
-    row = tomllib.loads(block)["rows"][0]
-    return tuple(row.get(f, defaults.get(f)) for f in key_fields)
+def styled(old: object, value: object) -> items.Item:
+    """``value`` as a tomlkit item in the literal style of ``old`` (the value it replaces;
+    None: a new key, TOML's plain style)."""
+    if isinstance(value, bool) or value is None:
+        return tomlkit.item(value)
+    if isinstance(value, str):
+        literal = (isinstance(old, items.String) and old.type == items.StringType.SLL
+                   and value.isprintable() and "'" not in value)
+        return tomlkit.string(value, literal=literal)
+    if isinstance(value, int) and isinstance(old, items.Float):
+        return tomlkit.item(float(value))  # a float key stays a float (2 -> 2.0)
+    if isinstance(value, int) and isinstance(old, items.Integer) and value >= 0:
+        raw = old.as_string()
+        base = _BASES.get(raw[:2].lower())
+        if base:
+            digits = format(value, base)
+            return items.Integer(value, items.Trivia(),
+                                 raw[:2] + (digits.upper() if raw[2:].isupper() else digits))
+    if isinstance(value, (list, tuple)):
+        first = old[0] if isinstance(old, items.Array) and len(old) else None
+        array = tomlkit.array()
+        for v in value:
+            array.append(styled(first, v))
+        if isinstance(old, items.Array) and "\n" in old.as_string():
+            array.multiline(True)
+        return array
+    return tomlkit.item(value)
+
+
+def _splice(text: str, before: str, after: str) -> str:
+    """``text`` with the lines that differ between tomlkit's renderings ``before`` (the
+    file read) and ``after`` (the file edited): the rest is the file's own bytes. A line
+    tomlkit re-spelt and did not change keeps the file's spelling; new lines take the
+    file's line ending."""
+    src, was, now = (s.splitlines(keepends=True) for s in (text, before, after))
+    if len(src) != len(was):  # tomlkit re-spells within a line only; else its own text
+        return after
+    crlf = bool(src) and src[0].endswith("\r\n")
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, was, now,
+                                                       autojunk=False).get_opcodes():
+        if tag == "equal":
+            out += src[i1:i2]
+            continue
+        own = dict(zip(was[i1:i2], src[i1:i2]))
+        for line in now[j1:j2]:
+            line = own.get(line, line)
+            if crlf and line.endswith("\n") and not line.endswith("\r\n"):
+                line = line[:-1] + "\r\n"
+            out.append(line)
+    return "".join(out)
+
+
+def _plain(value: object) -> object:
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def patch_rows(text: str, key_fields: Sequence[str], changes: Mapping[tuple, Mapping], *,
-               defaults: Mapping = {}, add: bool = False) -> str:
-    """``text`` with ``changes`` ({row key: {field: value}}) written into its ``[[rows]]``
-    blocks. ``key_fields`` make a block's key (``defaults``: values of key fields a block
-    may omit); ``add``: a field a block lacks is added (else ValueError). ValueError when a
-    changed key has no block, or has two."""
-    blocks = _BLOCKS.split(text)
-    keys = [block_key(b, key_fields, defaults) for b in blocks]
+               defaults: Mapping = {}) -> str:
+    """``text`` with ``changes`` ({row key: {field: value}}) written into its rows (the
+    tables of its ``rows`` array). ``key_fields`` make a row's key (``defaults``: values of
+    key fields a row may omit); a changed field the row lacks is added. ValueError when a
+    changed key has no row, or has two."""
+    rows = tomllib.loads(text).get("rows")  # read as the loader reads them
+    rows = rows if isinstance(rows, list) else []
+    keys = [tuple(r.get(f, defaults.get(f)) for f in key_fields) for r in rows]
     for key in changes:
         if keys.count(tuple(key)) != 1:
-            raise ValueError(f"{keys.count(tuple(key))} [[rows]] blocks have the key {key}")
-    for i, key in enumerate(keys):
-        for name, value in (changes.get(key) or {}).items() if key is not None else ():
-            blocks[i] = set_field(blocks[i], name, value, add)
-    return "".join(blocks)
+            raise ValueError(f"{keys.count(tuple(key))} [[rows]] tables have the key {key}")
+    doc = tomlkit.parse(text)
+    before = tomlkit.dumps(doc)
+    for row, key in zip(doc["rows"] if rows else (), keys):
+        for name, value in (changes.get(key) or {}).items():
+            if name in row:
+                row[name] = styled(row[name], value)
+                continue
+            pads = [v.trivia.indent for k, v in row.value.body
+                    if k is not None and not isinstance(v, (items.Table, items.AoT))]
+            row[name] = new = styled(None, value)  # after the row's last key, as indented
+            if pads:
+                new.trivia.indent = pads[-1].rsplit("\n", 1)[-1]
+    out = _splice(text, before, tomlkit.dumps(doc))
+    want = tomllib.loads(text)
+    for row, key in zip(want.get("rows", []), keys):
+        row.update({n: _plain(v) for n, v in (changes.get(key) or {}).items()})
+    if tomllib.loads(out) != want:
+        raise DefectError(f"the patched table does not read back as the rows with the "
+                          f"changes {dict(changes)}")
+    return out

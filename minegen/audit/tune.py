@@ -147,7 +147,7 @@ def patch_tables(src: str | Path, dst: Path, changes: dict[tuple[int, int], dict
                     for name in (("board_width", "board_height") if field == BOARD_SIZE
                                  else (field,))}
               for key, row in changes.items()}
-    atomic.write_text(path, patch_rows(path.read_text(encoding="utf-8"),
+    atomic.write_text(path, patch_rows(path.read_bytes().decode("utf-8"),
                                        ("level_index", "node_depth"), fields))
 
 

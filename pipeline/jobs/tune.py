@@ -10,8 +10,9 @@ least cost to the player (orchestration only).
    each row classed and, where a candidate is acceptable, the best-ranked one proposed.
 3. A proposed table root (``Tune.patch_tables``), its own audit, and the diff of that audit
    against the baseline; patch.md and tune.html say it all (``reports.tune_page``).
-4. ``--apply ID`` writes a finished tune's proposal over the tables it tuned, refusing
-   tables that changed since.
+4. ``--apply ID`` writes a finished tune's proposal over the tables it tuned (a symlinked
+   file through to its target), refusing tables that changed since, a hard-linked file and
+   a root it cannot write (decision 278).
 
 Output ``<out>/tune/<id>/`` (a ``.tuning`` marker while it is incomplete): tables/,
 baseline/ (unless --run), audit/, .partial-candidates/ and .partial-pairs/ (shards, removed
@@ -23,13 +24,17 @@ could not complete.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from boardcore.errors import InputError
+from boardcore.output import describe_os_error
 
 from ..analysis import lines as L
 from ..analysis.compare import compare
@@ -228,8 +233,8 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | No
     a root with the same content): only the files that differ, each atomically; ``only``
     (rows as ``--rows`` takes them): just those rows' proposals. Refused (InputError,
     nothing written) when the tune is unknown or unfinished, proposes nothing (for those
-    rows), or the root's files are no longer the ones tuned (edited since: nothing is
-    lost)."""
+    rows), the root's files are no longer the ones tuned (edited since: nothing is
+    lost), a changed file has other names (hard links) or cannot be written (``_targets``)."""
     folder = Path(out) / "tune" / tune_id
     if not (folder / "tune.json").is_file():
         why = "it is unfinished" if (folder / MARKER).is_file() else "no finished tune there"
@@ -245,7 +250,7 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | No
                          f"{now.content_hash[:12]}, tuned {doc['table_hash'][:12]}); tune "
                          "again, or copy the lines by hand from patch.md")
     if only is None:
-        return _write_over(gen, doc, root, folder / "tables", now, out)
+        return _write_over(gen, doc, root, folder / "tables", now, out, tune_id)
     keys = {tuple(gen.parse_key(t)) for t in parse_rows(only)}
     picked = {tuple(r["key"]): {f["field"]: f["new"] for f in r["change"]["fields"]}
               for r in [*doc["rows"], *({"key": j["key"], "change": {"fields": [
@@ -265,10 +270,47 @@ def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | No
     with tempfile.TemporaryDirectory(prefix="apply-", dir=folder) as scratch:
         proposed = Path(scratch) / "tables"  # a proposed root of only the rows asked for
         gen.patch_tables(now, proposed, picked)
-        return _write_over(gen, doc, root, proposed, now, out)
+        return _write_over(gen, doc, root, proposed, now, out, tune_id)
 
 
-def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str
+def _targets(tune_id: str, root: Path, names) -> dict[str, Path]:
+    """Where each changed file of ``root`` is written (decision 278): the file itself or,
+    for a symbolic link, the file it leads to (written atomically in that file's folder:
+    the designer's real table is updated, the link stays). InputError, nothing written,
+    for a file with other names (hard links: an atomic replace would leave them with the
+    old rows) or a file or folder the system will not write (a read-only root)."""
+    out = {}
+    for name in names:
+        path = root / name
+        real = path.resolve()
+        links = real.stat().st_nlink
+        if links > 1:
+            raise InputError(f"--apply {tune_id}: {path} has {links} names (hard links); a "
+                             "new file in its place would leave the others with the old "
+                             "rows: nothing written; make it a file of its own (or a "
+                             "symbolic link) and apply again")
+        for place in (real.parent, real):
+            if not os.access(place, os.W_OK):
+                why = errno.EROFS if os.statvfs(place).f_flag & os.ST_RDONLY else errno.EACCES
+                raise InputError(f"--apply {tune_id}: cannot write {place} ("
+                                 f"{describe_os_error(OSError(why, os.strerror(why)))}): "
+                                 "nothing written")
+        out[name] = real
+    return out
+
+
+def _write(target: Path, data: bytes) -> None:
+    """``data`` over ``target`` atomically, the file's permission bits kept."""
+    mode = stat.S_IMODE(target.stat().st_mode)
+
+    def fill(tmp: Path) -> None:
+        tmp.write_bytes(data)
+        os.chmod(tmp, mode)
+
+    atomic.write_file(target, fill)
+
+
+def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str, tune_id: str
                 ) -> tuple[Path, list[str], str]:
     changed = {}
     for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
@@ -279,12 +321,18 @@ def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str
         if dst.is_file() and dst.read_bytes() != new:
             changed[name] = new
     gen.load(str(proposed))  # the proposal still loads (a defect if not: raise loudly)
+    targets = _targets(tune_id, root, changed)
     for name, new in changed.items():
-        atomic.write_bytes(root / name, new)
+        try:
+            _write(targets[name], new)
+        except OSError as e:  # said before any write when it can be (``_targets``)
+            raise InputError(f"--apply {tune_id}: cannot write {targets[name]} "
+                             f"({describe_os_error(e)})") from None
     again = hints.audit_command("audit", generator=doc.get("generator_ref"), out=out,
                                 tables=None if str(now.root) == str(gen.default_root)
                                 else now.root)
-    return root, list(changed), again
+    return root, [f"{n} (through the link to {targets[n]})" if (root / n).is_symlink() else n
+                  for n in changed], again
 
 
 def cmd_tune(args) -> int:

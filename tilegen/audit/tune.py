@@ -186,5 +186,5 @@ def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
                               for f, v in preset_changes(catalog, key, field, value).items()},
                            "revision": next_revision(catalog, key)}
               for key, row in changes.items()}
-    atomic.write_text(path, patch_rows(path.read_text(encoding="utf-8"), KEY, fields,
-                                       defaults={"revision": 1}, add=True))
+    atomic.write_text(path, patch_rows(path.read_bytes().decode("utf-8"), KEY, fields,
+                                       defaults={"revision": 1}))
