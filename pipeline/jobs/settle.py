@@ -68,7 +68,7 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
         for x in cost.ranked(every[k]):  # the next-ranked that keep the table, lazily:
             if len(alts) == ALTERNATES:  # each whole-table check loads a patched table
                 break
-            if _frozen(x["change"]) != _frozen(c["change"]) and good(x) \
+            if _frozen(x["change"]) != _frozen(c["change"]) \
                     and not curve.breaks({**final, k: (x["change"], x["_raw"])}):
                 alts.append(x)
         sets[k] = [{k: x["change"]} for x in [c, *alts]]
