@@ -14,7 +14,7 @@ import sys
 from boardcore import domains as dom
 
 from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
-from .options import DEFAULT_N, DEFAULT_OUT
+from .options import DEFAULT_N, DEFAULT_OUT, SPOT_BOARDS, VERIFY_MODES
 
 _COMMON_CODES = f"""  {EXIT_BAD_INPUT}  bad input (tables, options, an unusable --out)
   {EXIT_RUN_FAILED}  the run could not complete (no cluster, no worker, work lost); finished
@@ -157,6 +157,13 @@ def add_audit(sub, command) -> None:
     a.add_argument("--resume", default=None, metavar="RUN",
                    help="complete an interrupted run (its run id or .partial-* folder), "
                         "reusing the rows it already finished")
+    a.add_argument("--verify", default=None, choices=VERIFY_MODES,
+                   help="with --resume, how each reused shard is proven: spot (default) "
+                        "checks its bytes against the run's journal and makes "
+                        f"{SPOT_BOARDS} of its boards again, picked afresh for this resume "
+                        "(an accident is caught); full makes every board of every reused "
+                        "shard again (as long as computing them: the one check that holds "
+                        "against whoever could write the run folder)")
     a.set_defaults(func=command(cmd_audit))
 
 

@@ -25,6 +25,9 @@ from .engine.session import ClusterSpec
 from .slurm import PATH_WORD, check_slurm
 
 DEFAULT_N = 256
+# --verify (with --resume): how the boards of each reused shard are checked (engine.spot)
+VERIFY_MODES = ("spot", "full")
+SPOT_BOARDS = 3  # boards of each reused shard that the default check makes again
 DEFAULT_OUT = "reports"
 CONFIGS = assets.path("configs")  # the project's own profiles (shipped)
 # [audit] keys of a profile and the type each must have
@@ -51,6 +54,7 @@ class AuditOptions:
     worker_timeout: float | None = None  # None: the session's default for the cluster kind
     daily: str | None = None  # FROM:DAYS: the generator's daily boards of a date range
     calibration: str | None = None  # the players' calibration file the report predicts from
+    verify: str = "spot"  # with resume: how reused shards are checked (VERIFY_MODES)
 
     def cluster(self, scratch: str | None = None) -> ClusterSpec:
         timeout = self.worker_timeout
@@ -201,6 +205,7 @@ def merge(args) -> AuditOptions:
         "worker_timeout": getattr(args, "worker_timeout", None),
         "daily": getattr(args, "daily", None),
         "calibration": getattr(args, "calibration", None),
+        "verify": getattr(args, "verify", None),
     }
     if flags["daily"] is not None and args.n is not None:
         raise InputError("--daily FROM:DAYS sets the boards per row (one a day); drop --n")
@@ -254,6 +259,10 @@ def check(opts: AuditOptions) -> None:
             scheduler_address(opts.scheduler)
         except InputError as e:
             problems.append(str(e))
+    if opts.verify not in VERIFY_MODES:
+        problems.append(f"--verify must be one of {', '.join(VERIFY_MODES)}; got {opts.verify!r}")
+    elif opts.verify != "spot" and not opts.resume:
+        problems.append("--verify checks the shards a --resume reuses; give it with --resume")
     if problems:
         raise InputError("bad audit options: " + "; ".join(problems))
 

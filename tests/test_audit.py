@@ -251,15 +251,33 @@ def _interrupted_run(tmp_path, monkeypatch, cluster, rows, n=16) -> Path:
     return partial
 
 
-def _forge(shards: Path, position: int, frame: pl.DataFrame) -> None:
-    """Write ``frame`` as the shard at ``position`` with a key file that matches it."""
+def _forge(shards: Path, position: int, frame: pl.DataFrame, journal: bool = False) -> None:
+    """Write ``frame`` as the shard at ``position`` with a key file that matches it (the
+    row count, the schema, the sha256 of the new bytes); ``journal``: and a journal line
+    that matches it too (someone who can write the run folder)."""
     import hashlib
 
     data, key = shards / f"r{position:05d}.parquet", shards / f"r{position:05d}.json"
-    frame.write_parquet(data)
+    frame.write_parquet(data, compression="lz4", statistics=False)
+    digest = hashlib.sha256(data.read_bytes()).hexdigest()
     doc = json.loads(key.read_text())
-    doc.update(rows=frame.height, sha256=hashlib.sha256(data.read_bytes()).hexdigest())
+    doc.update(rows=frame.height, sha256=digest)
     key.write_text(json.dumps(doc, sort_keys=True))
+    if journal:
+        with open(shards.parent / "journal.jsonl", "a") as f:
+            f.write(json.dumps({"position": position, "rows": frame.height,
+                                "sha256": digest}) + "\n")
+
+
+def _one_value_changed(shards: Path, position: int, board: int) -> pl.DataFrame:
+    """The shard's records with one figure of one board changed (schema and count kept)."""
+    frame = pl.read_parquet(shards / f"r{position:05d}.parquet")
+    changed = frame.with_columns(pl.when(pl.col("seed_index") == board)
+                                 .then(pl.col("revealed") + 1).otherwise(pl.col("revealed"))
+                                 .alias("revealed"))
+    assert changed.schema == frame.schema and changed.height == frame.height
+    assert (changed["revealed"] != frame["revealed"]).sum() == 1
+    return changed
 
 
 def test_a_forged_shard_is_named_and_recomputed(tmp_path, monkeypatch, cluster, capsys):
@@ -272,9 +290,9 @@ def test_a_forged_shard_is_named_and_recomputed(tmp_path, monkeypatch, cluster, 
     partial = _interrupted_run(tmp_path / "a", monkeypatch, cluster, rows)
     shards = partial / "shards"
     first = pl.read_parquet(shards / "r00000.parquet")
-    _forge(shards, 1, first.with_columns(pl.lit(2, pl.Int64).alias("node_depth")))
+    _forge(shards, 1, first.with_columns(pl.lit(2, pl.Int64).alias("node_depth")), True)
     third = pl.read_parquet(shards / "r00002.parquet")
-    _forge(shards, 2, third.with_columns(pl.col("revealed") - 1))
+    _forge(shards, 2, third.with_columns(pl.col("revealed") - 1), True)
     capsys.readouterr()
     resumed = run_audit(AuditOptions(out=str(tmp_path / "a" / "reports"), scheduler=cluster,
                                      resume=partial.name.removeprefix(".partial-")),
@@ -285,6 +303,65 @@ def test_a_forged_shard_is_named_and_recomputed(tmp_path, monkeypatch, cluster, 
     assert "row (2, 0) is not reused (board " in said and "differs from its record" in said
     clean = audit(tmp_path / "b", rows=rows, n=16, scheduler=cluster)
     assert resumed.manifest["records_sha256"] == clean.manifest["records_sha256"]
+
+
+def test_one_changed_record_in_a_reused_shard_is_found(tmp_path, monkeypatch, cluster,
+                                                       capsys):
+    """Operations IV item 2: one record's value changed in a shard rewritten whole (its
+    row count, schema and key file consistent). The run's journal still holds the digest
+    the shard had when it was written: the resume refuses the shard and recomputes it
+    (before, one board made again found it with chance 1/N). Forged with its journal line
+    too, the default check may miss it (3 boards of 16); ``--verify full`` makes every
+    board again and finds it. Both resumes' records equal a clean run's."""
+    from pipeline.store.shards import ShardStore
+
+    rows = ((1, 0), (2, 0))
+    clean = audit(tmp_path / "c", rows=rows, n=16, scheduler=cluster)
+    for tag, journal, verify, why in (
+            ("a", False, "spot", "its bytes are not those the run's journal recorded"),
+            ("b", True, "full", "board 11 made again differs from its record")):
+        partial = _interrupted_run(tmp_path / tag, monkeypatch, cluster, rows)
+        shards = partial / "shards"
+        _forge(shards, 1, _one_value_changed(shards, 1, 11), journal)
+        if journal:  # key file and journal agree with the forged bytes: only boards tell
+            expect = json.loads((shards / "r00001.json").read_text())
+            assert ShardStore(partial).inspect(1, expect)[0] is not None
+        capsys.readouterr()
+        resumed = run_audit(AuditOptions(out=str(tmp_path / tag / "reports"),
+                                         scheduler=cluster, verify=verify,
+                                         resume=partial.name.removeprefix(".partial-")),
+                            progress=False)
+        said = capsys.readouterr().err
+        assert f"row (2, 0) is not reused ({why}" in said, said
+        assert resumed.manifest["reused_rows"] == [[1, 0]]
+        assert resumed.manifest["verified"]["mode"] == verify
+        assert resumed.manifest["records_sha256"] == clean.manifest["records_sha256"]
+
+
+def test_the_spot_check_picks_boards_from_the_resume_nonce():
+    """The default check's boards: 3 distinct boards per shard, the same for the same nonce
+    and shard (the manifest's nonce replays them), others for another nonce; every board
+    of a small shard; every board with ``full``."""
+    from pipeline.engine.spot import Check
+
+    a = Check("spot", b"\x01" * 16)
+    picks = a.boards(3, "ab" * 32, 256)
+    assert len(set(picks)) == 3 and picks == sorted(picks) and max(picks) < 256
+    assert Check("spot", b"\x01" * 16).boards(3, "ab" * 32, 256) == picks
+    assert any(Check("spot", bytes([i]) * 16).boards(3, "ab" * 32, 256) != picks
+               for i in range(2, 12))
+    assert a.boards(4, "ab" * 32, 256) != picks or a.boards(3, "cd" * 32, 256) != picks
+    assert a.boards(3, "ab" * 32, 2) == [0, 1]
+    assert Check("full").boards(0, "", 5) == [0, 1, 2, 3, 4]
+    assert a.facts() == {"mode": "spot", "boards_per_shard": 3, "nonce": "01" * 16}
+    with pytest.raises(ValueError):
+        Check("some")
+
+
+def test_verify_goes_with_resume(tmp_path):
+    p = run_cli("minegen", "audit", "--verify", "full", "--out", tmp_path / "o")
+    assert p.returncode == 2 and "give it with --resume" in p.stderr
+    assert not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize("name", ["minegen", "tilegen"])

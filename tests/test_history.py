@@ -5,7 +5,9 @@ on a loopback cluster."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,57 @@ def test_a_subset_run_is_listed_but_not_in_the_trend(tmp_path, cluster):
     doc = gather(out)
     assert len(doc["audits"]) == 1 and doc["lineages"] == []
     assert "subset run" in (out / INDEX).read_text(encoding="utf-8")
+
+
+def test_the_cached_index_equals_the_index_read_whole(tmp_path, cluster, monkeypatch):
+    """Operations IV item 6: each finished run's index entry is kept in its folder
+    (``index_entry.json``, written by the run's own refresh), the index reads that one file
+    a run, and what it shows equals the index read from every manifest and assertions. An
+    entry that is damaged, another run's, of another shape or older than the run's files is
+    rebuilt from the run, never used."""
+    from pipeline.jobs import history
+    from pipeline.reports import index_page
+
+    out = tmp_path / "out"
+    run = run_audit(AuditOptions(generator=GEN, tables=tables(tmp_path / "t"), n=20,
+                                 scheduler=cluster, out=str(out)), progress=False).run_dir
+    assert (run / history.ENTRY).is_file()  # written when the run finished
+    manifest = json.loads((run / "manifest.json").read_text())
+    runs = [run]
+    for day in (1, 2, 3):  # three more nights: copies with their own ids and dates
+        other = run.parent / run.name.replace(run.name[:8], f"2099010{day}")
+        shutil.copytree(run, other, ignore=shutil.ignore_patterns(history.ENTRY))
+        (other / "manifest.json").write_text(json.dumps(
+            {**manifest, "run_id": other.name, "created_utc": f"2099-01-0{day}T02:00:00+00:00",
+             "exit_code": day % 2}))
+        runs.append(other)
+
+    def same() -> dict:
+        cached, whole = history.gather(out), history.gather(out, cached=False)
+        assert json.dumps(cached, sort_keys=True) == json.dumps(whole, sort_keys=True)
+        assert index_page.html(cached) == index_page.html(whole)
+        return cached
+
+    doc = same()  # the copies' entries are built now
+    assert [a["run_id"] for a in doc["audits"]] == [r.name for r in runs]
+    assert [a["exit_code"] for a in doc["audits"]][1:] == [1, 0, 1]
+    assert all((r / history.ENTRY).is_file() for r in runs)
+    read = []
+    real = history.json_or_empty
+    monkeypatch.setattr(history, "json_or_empty", lambda p: read.append(p.name) or real(p))
+    history.write_index(out)
+    assert read == [history.ENTRY] * len(runs)  # one small file a run, nothing else
+    monkeypatch.setattr(history, "json_or_empty", real)
+
+    entry = json.loads((runs[1] / history.ENTRY).read_text())
+    (runs[1] / history.ENTRY).write_bytes(b"\x00{torn")  # damaged
+    (runs[2] / history.ENTRY).write_text(json.dumps(entry))  # another run's entry
+    lying = json.loads((runs[3] / history.ENTRY).read_text())
+    (runs[3] / history.ENTRY).write_text(json.dumps({**lying, "fails": "none"}))  # shape
+    (run / "manifest.json").write_text(json.dumps({**manifest, "exit_code": 3}))  # newer
+    doc = same()
+    assert doc["audits"][0]["exit_code"] == 3 and doc["audits"][2]["exit_code"] == 0
+    for r in runs:  # each rebuilt from its own run
+        got = json.loads((r / history.ENTRY).read_text())
+        assert got == history.entry_of(r, history._sources(str(r)))
+        assert got["run_id"] == r.name

@@ -1,30 +1,45 @@
-"""A resumed run proves the shards it reuses (decision 215; issue 29 item 2).
+"""A resumed run proves the shards it reuses (decisions 215, 285; issue 29 item 2).
 
 A shard is reused only when its key file, its bytes and its records name the row
 (``store.shards.ShardStore.inspect``: key columns, board indexes, and the columns the plan
-fixes, such as the stream seeds and the board size). On top of that, one board of every
-reused shard, picked here at random (``random.SystemRandom``: a forger cannot know which),
-is made again and compared with its record, timing fields excepted. A shard that fails any
-of it is recomputed, and the resume names it and says why.
+fixes, such as the stream seeds and the board size), and when its bytes are those the run's
+journal recorded when the shard was written. On top of that, boards of every reused shard
+are made again and compared with their records, timing fields excepted:
 
-The board is made in a process of its own, as ``CompileOnce`` compiles: the client never
-loads the kernels.
+- ``spot`` (the default): ``SPOT_BOARDS`` boards per shard, at positions drawn from a
+  secret drawn for this resume (``Check.nonce``) and the shard's digest: the same nonce
+  picks the same boards (the manifest records it, so the check can be replayed), and
+  whoever wrote the folder before the resume cannot know which.
+- ``full`` (``--verify full``): every board of every reused shard, one block per shard.
+
+A shard that fails any of it is recomputed, and the resume names it and says why. What
+each mode proves, and against whom: docs/audit.md ("What a resume proves").
+
+The boards are made in a process of its own, as ``CompileOnce`` compiles: the client never
+loads the kernels. The child reads each shard itself (its bytes checked again against the
+digest the client proved) and returns one verdict per shard, so neither process holds more
+than one shard's records at a time.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import pickle
 import random
+import secrets
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from ..analysis.records import digest_fields
 from ..errors import RunError
+from ..options import SPOT_BOARDS, VERIFY_MODES
 from ..store.shards import ShardStore
 from . import interrupts
 
@@ -35,6 +50,76 @@ CODE = ("import pickle, sys; path, blob = pickle.load(sys.stdin.buffer); "
         "sys.stdout.buffer.write(pickle.dumps(pickle.loads(blob)()))")
 
 
+@dataclass(frozen=True)
+class Check:
+    """How a resume checks the boards of the shards it reuses: ``mode`` (``VERIFY_MODES``
+    of ``--verify``) and,
+    for ``spot``, the nonce its positions are drawn from (fresh per resume)."""
+
+    mode: str = "spot"
+    nonce: bytes = field(default_factory=lambda: secrets.token_bytes(16))
+
+    def boards(self, position: int, digest: str, count: int) -> list[int]:
+        """The rows of a shard of ``count`` records to make again: every row (``full``),
+        else ``SPOT_BOARDS`` distinct rows drawn from the nonce, the position and the
+        shard's sha256."""
+        if self.mode == "full":
+            return list(range(count))
+        seed = hashlib.sha256(self.nonce + f":{position}:{digest}".encode()).digest()
+        return sorted(random.Random(seed).sample(range(count), min(SPOT_BOARDS, count)))
+
+    def facts(self) -> dict:
+        """What the manifest records of the check (enough to replay the picks)."""
+        if self.mode == "full":
+            return {"mode": "full", "boards": "every board of every reused shard"}
+        return {"mode": "spot", "boards_per_shard": SPOT_BOARDS, "nonce": self.nonce.hex()}
+
+    def __post_init__(self):
+        if self.mode not in VERIFY_MODES:
+            raise ValueError(f"check mode {self.mode!r} is not one of {VERIFY_MODES}")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One reused shard's check, as the child runs it."""
+
+    plan: Any
+    first: int  # board index of the shard's first record
+    path: str
+    digest: str  # sha256 of the bytes the client proved
+    rows: tuple[int, ...]  # which records to make again
+
+
+def _verdict(gen, cols: list[str], shard: Shard) -> str:
+    """Runs in the child: "" when the shard's bytes are still those proved and each record
+    of ``shard.rows`` equals its board made again; else why not."""
+    from .tasks import run_block
+
+    raw = Path(shard.path).read_bytes()
+    if hashlib.sha256(raw).hexdigest() != shard.digest:
+        return "its bytes changed while it was checked"
+    stored = pl.read_parquet(raw).select(cols)
+    if list(shard.rows) == list(range(stored.height)):  # every board: the row as one block
+        made = run_block(gen, shard.plan, shard.first, stored.height).select(cols)
+        if made.equals(stored):
+            return ""
+        pairs = [(r, made.slice(r, 1)) for r in shard.rows]
+    else:
+        pairs = [(r, run_block(gen, shard.plan, shard.first + r, 1).select(cols))
+                 for r in shard.rows]
+    bad = [shard.first + r for r, made in pairs if not stored.slice(r, 1).equals(made)]
+    if not bad:
+        return ""
+    return f"board {bad[0]} made again differs from its record" + \
+        (f" ({len(bad)} boards differ)" if len(bad) > 1 else "")
+
+
+def _check(gen, cols: list[str], shards: list[Shard]) -> list[str]:
+    """Runs in the child: the verdict of each shard, in order."""
+    gen.warm()
+    return [_verdict(gen, cols, s) for s in shards]
+
+
 def _boards(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     """Runs in the child: the record of each (plan, board index)."""
     from .tasks import run_block
@@ -43,11 +128,9 @@ def _boards(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     return [run_block(gen, plan, i, 1) for plan, i in wanted]
 
 
-def regenerate(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
-    """The records of the boards ``wanted``, made in a child process."""
-    if not wanted:
-        return []
-    blob = pickle.dumps((sys.path, pickle.dumps(functools.partial(_boards, gen, wanted))))
+def _child(call: Callable[[], Any]) -> Any:
+    """``call()`` in a child process; its result."""
+    blob = pickle.dumps((sys.path, pickle.dumps(call)))
     with subprocess.Popen([sys.executable, "-c", CODE], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         try:
@@ -68,15 +151,19 @@ def regenerate(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     return pickle.loads(out)
 
 
+def regenerate(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
+    """The records of the boards ``wanted``, made in a child process."""
+    return _child(functools.partial(_boards, gen, wanted)) if wanted else []
+
+
 def reusable(gen, store: ShardStore, plans: Sequence[Any], expects: Sequence[dict],
              announce: Callable[[str], None] | None = None,
-             pick: random.Random | None = None) -> list[int]:
-    """Positions whose shards prove their row and whose picked board, made again, equals
-    its record; every other existing shard is named through ``announce`` with the reason
-    (it is then recomputed)."""
-    pick = pick or random.SystemRandom()
-    cols = digest_fields(gen.record)
-    held: dict[int, tuple[int, pl.DataFrame]] = {}  # position -> (board, its stored record)
+             check: Check | None = None) -> list[int]:
+    """Positions whose shards prove their row and whose boards ``check`` picks, made again,
+    equal their records; every other existing shard is named through ``announce`` with the
+    reason (it is then recomputed)."""
+    check = check or Check()
+    held: dict[int, Shard] = {}
     refused: dict[int, str] = {}
     for pos, (plan, expect) in enumerate(zip(plans, expects)):
         frame, why = store.inspect(pos, expect, gen, plan)
@@ -84,13 +171,16 @@ def reusable(gen, store: ShardStore, plans: Sequence[Any], expects: Sequence[dic
             if why:
                 refused[pos] = why
             continue
-        row = pick.randrange(frame.height)
-        held[pos] = (expect["first"] + row, frame.slice(row, 1).select(cols))
-    fresh = regenerate(gen, [(plans[pos], i) for pos, (i, _) in held.items()])
-    for (pos, (i, stored)), made in zip(list(held.items()), fresh):
-        if not stored.equals(made.select(cols)):
-            refused[pos] = f"board {i} made again differs from its record"
-            del held[pos]
+        digest = store.journal()[pos]  # inspect proved the bytes are these
+        held[pos] = Shard(plan, expect["first"], str(store.shard_path(pos)), digest,
+                          tuple(check.boards(pos, digest, frame.height)))
+    if held:
+        verdicts = _child(functools.partial(_check, gen, digest_fields(gen.record),
+                                            list(held.values())))
+        for pos, why in zip(list(held), verdicts):
+            if why:
+                refused[pos] = why
+                del held[pos]
     if announce is not None:
         for pos, why in sorted(refused.items()):
             announce(f"the shard of row {gen.label(gen.key(plans[pos]))} is not reused ({why});"

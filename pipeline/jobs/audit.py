@@ -194,10 +194,13 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
                 interruptible(), \
                 runs.run_folder(vdir, run_id, created, str(catalog.root),
                                 gen.default_root, kept) as tmp:
-            # a shard proves its row: its records, the plan's columns and one board made
-            # again (engine.spot); any other is computed again, and named
-            reused = spot.reusable(gen, store, plans, expects, announce) if opts.resume \
-                else []
+            # a shard proves its row: its records, the plan's columns, the run's journal and
+            # boards made again (engine.spot: --verify); any other is computed again, named
+            check = spot.Check(opts.verify)
+            reused = spot.reusable(gen, store, plans, expects, announce, check) \
+                if opts.resume else []
+            if opts.resume:
+                manifest["verified"] = check.facts()
             manifest["reused_rows"] = [list(keys[pos]) for pos in reused]
             todo = [pos for pos in range(len(plans)) if pos not in set(reused)]
             # the finishing pass runs as rows arrive, in key order (analysis.collect)
@@ -232,8 +235,7 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
                              f"with: {hints.resume_audit(run_id, ref, opts.out)}") from None
     finally:
         store.unlock()
-    # the run is complete: its shards are in records.parquet now. Removed before the index
-    # is written: the index's listing locks each partial run it reads (runs.list_runs)
+    # the run is complete: its shards are in records.parquet now (the index reads none)
     store.remove()
     if index:
         history.refresh(opts.out, announce)
@@ -376,7 +378,8 @@ def summary(result: AuditResult) -> str:
     ]
     if m.get("resumed_from"):
         lines.append(f"  resumed run: {len(m['reused_rows'])} row(s) reused from shards, "
-                     f"{len(result.aggregates) - len(m['reused_rows'])} recomputed")
+                     f"{len(result.aggregates) - len(m['reused_rows'])} recomputed (--verify "
+                     f"{(m.get('verified') or {}).get('mode', 'spot')})")
     by_line: dict[str, list[dict]] = {}
     for r in fails:
         by_line.setdefault(r["line"], []).append(r)

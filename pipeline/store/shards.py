@@ -4,8 +4,11 @@ A run in progress is ``<version dir>/.partial-<run_id>/`` holding ``run.json`` (
 own options, so a resume needs nothing else) and ``shards/r<position>.parquet`` with a
 key file ``r<position>.json`` written after it. The key names what the shard holds: the
 generator, its versions, the row key, the digest of the row snapshot, N, the row count
-and the sha256 of the Parquet bytes. A shard is reused only when its key equals what the
-run expects now and the file's bytes prove it; anything else is recomputed.
+and the sha256 of the Parquet bytes. The same sha256 is appended, fsynced, to the run's
+journal (``journal.jsonl``, one JSON line per saved shard) before the key is written. A
+shard is reused only when its key equals what the run expects now and the file's bytes
+match both the key and the journal's last line for its position; anything else is
+recomputed (``engine.spot`` then makes boards of it again).
 
 The records never gather in the client: ``rows()`` reads the shards back one at a time,
 in position order (which is key order), for the finishing pass.
@@ -17,7 +20,9 @@ import fcntl
 import glob
 import hashlib
 import json
+import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +36,9 @@ from . import atomic
 from .runs import PARTIAL_PREFIX
 
 
+JOURNAL = "journal.jsonl"  # in the run folder: {"position", "sha256", "rows"} per saved shard
+
+
 def snapshot_digest(snapshot: dict) -> str:
     """sha256 of a plan snapshot in canonical JSON."""
     return hashlib.sha256(json.dumps(snapshot, sort_keys=True, default=str).encode()).hexdigest()
@@ -41,6 +49,8 @@ class ShardStore:
         self.folder = folder
         self.shards = folder / "shards"
         self._lock = None
+        self._journal: dict[int, str] | None = None  # read once, kept up to date by save
+        self._appending = threading.Lock()
 
     @property
     def run_id(self) -> str:
@@ -146,8 +156,12 @@ class ShardStore:
             return None, "its key file or data is unreadable"
         if {k: stored.get(k) for k in expect} != expect:
             return None, "its key file names another row, N or version"
-        if hashlib.sha256(raw).hexdigest() != stored.get("sha256"):
+        digest = hashlib.sha256(raw).hexdigest()
+        if digest != stored.get("sha256"):
             return None, "its bytes do not match its key file"
+        if self.journal().get(position) != digest:
+            return None, ("its bytes are not those the run's journal recorded when the shard "
+                          "was written")
         try:
             frame = pl.read_parquet(data)
         except Exception:  # a damaged file: recompute the row
@@ -158,14 +172,55 @@ class ShardStore:
         return (None, why) if why else (frame, "")
 
     def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
-        """Data first, key last: a key always names a complete, fsynced shard."""
+        """Data first, then its journal line, key last: a key always names a complete,
+        fsynced, journalled shard."""
         data, key = self._paths(position)
         with atomic.os_errors(data):
             atomic.write_file(data, lambda p: frame.write_parquet(p, compression="lz4",
                                                                   statistics=False))
-        doc = {**expect, "rows": frame.height,
-               "sha256": hashlib.sha256(data.read_bytes()).hexdigest()}
-        atomic.write_text(key, json.dumps(doc, sort_keys=True))
+        digest = hashlib.sha256(data.read_bytes()).hexdigest()
+        self._journal_append({"position": position, "sha256": digest, "rows": frame.height})
+        atomic.write_text(key, json.dumps({**expect, "rows": frame.height, "sha256": digest},
+                                          sort_keys=True))
+
+    def journal(self) -> dict[int, str]:
+        """Position -> the sha256 its last journal line recorded (a line that does not
+        parse, a torn last one, is skipped: its shard is not reused)."""
+        if self._journal is None:
+            got: dict[int, str] = {}
+            try:
+                text = (self.folder / JOURNAL).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            for line in text.splitlines():
+                try:
+                    doc = json.loads(line)
+                    pos, digest = doc["position"], doc["sha256"]
+                except (ValueError, TypeError, KeyError):
+                    continue
+                if isinstance(pos, int) and isinstance(digest, str):
+                    got[pos] = digest
+            self._journal = got
+        return self._journal
+
+    def _journal_append(self, doc: dict) -> None:
+        """One line, appended and fsynced (the folder too when the file is new)."""
+        path = self.folder / JOURNAL
+        with self._appending, atomic.os_errors(path):
+            new = not path.exists()
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, (json.dumps(doc, sort_keys=True) + "\n").encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if new:
+                atomic.fsync_path(self.folder)
+            if self._journal is not None:
+                self._journal[doc["position"]] = doc["sha256"]
+
+    def shard_path(self, position: int) -> Path:
+        return self._paths(position)[0]
 
     def done(self) -> int:
         """How many rows have a key file (a complete shard)."""
