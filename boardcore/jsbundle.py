@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import assets
+from . import assets, files
 
 RUNTIME = assets.path("runtime")
 
@@ -55,7 +55,7 @@ def bundle(entry: Path) -> str:
             raise BundleError(f"import cycle: {' -> '.join(p.name for p in (*stack, path))}")
         if path in seen:
             return
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, follow=True)
         for m in (*_IMPORT.finditer(text), *_REEXPORT.finditer(text)):
             visit(_resolve(path, m.group(2)), (*stack, path))
         seen.add(path)
@@ -65,7 +65,7 @@ def bundle(entry: Path) -> str:
     ids = {p: f"__m{i}" for i, p in enumerate(order)}
     parts = ['"use strict";']
     for path in order:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, follow=True)
         head = []
         exports: list[str] = []
         for m in _IMPORT.finditer(text):

@@ -36,6 +36,8 @@ import os
 from importlib import metadata
 from pathlib import Path
 
+from . import files
+
 GROUP = "boardcore.kernels"
 CORE = Path(__file__).resolve().parent
 
@@ -78,7 +80,7 @@ def sources_digest() -> str:
         for path in sorted((root / "_kernels").glob("*.py")) + [root / "codes.py"]:
             if path.is_file():
                 h.update(f"{pkg}/{path.name}".encode())
-                h.update(path.read_bytes())
+                h.update(files.read_bytes(path, follow=True))
     return h.hexdigest()[:16]
 
 

@@ -7,7 +7,10 @@ the audit's and the tools' output roots, ``--junit-xml``.
   over ``/dev/null`` would replace the device with a regular file.
 - A folder target is a folder (created if missing) outside /proc, /sys and /dev, where a
   file can be written, fsynced and removed; nothing is left behind when it is not.
-- The write itself is the audit's (``boardcore.atomic``): temporary name, fsync, rename.
+- A regular file of several names (hard links) is refused too: the new file would leave
+  the other names with the old bytes.
+- The write itself is the one file layer's (``boardcore.files``): an unpredictable
+  temporary name made exclusively, never through a link, fsync, rename.
 - Whatever the operating system refuses (read-only, no space, permission, a file where a
   folder must be) is ``InputError``, exit 2, one line naming the option and the reason.
 """
@@ -20,8 +23,9 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
-from . import atomic
+from . import files
 from .errors import InputError
 
 SYSTEM_TREES = ("/proc", "/sys", "/dev")
@@ -97,6 +101,9 @@ def file_target(path: str | os.PathLike, option: str, example: str) -> Path:
         hint = f"; give a file name, e.g. {out / example}" if stat.S_ISDIR(st.st_mode) else \
             "; give a regular file or a new name"
         raise InputError(f"{option} {text} is {kind}: nothing written{hint}")
+    if st is not None and st.st_nlink > 1:
+        raise InputError(f"{option} {text} has {st.st_nlink} names (hard links): nothing "
+                         "written; give a file of its own or a new name")
     if text.endswith("/"):
         raise InputError(f"{option} {text} ends with '/': give a file name, e.g. "
                          f"{out / example}")
@@ -115,21 +122,18 @@ def file_target(path: str | os.PathLike, option: str, example: str) -> Path:
     return out
 
 
-def write_file(path: str | os.PathLike, payload: str | bytes | Callable[[Path], None],
+def write_file(path: str | os.PathLike, payload: str | bytes | Callable[[BinaryIO], None],
                option: str, example: str) -> Path:
-    """Write ``payload`` (text as UTF-8, bytes, or ``fill(tmp_path)``) to the file the user
-    named with ``option``, whole or not at all. InputError (exit 2) for a target that is
-    not a regular file or a new name, or a place the system will not write."""
+    """Write ``payload`` (text as UTF-8, bytes, or ``fill(binary file)``) to the file the
+    user named with ``option``, whole or not at all. InputError (exit 2) for a target that
+    is not a regular file of one name or a new name, or a place the system will not
+    write."""
     out = file_target(path, option, example)
-    if callable(payload):
-        fill = payload
-    else:
-        data = payload.encode("utf-8") if isinstance(payload, str) else payload
-        def fill(p: Path) -> None:
-            p.write_bytes(data)
     try:
         with os_errors(out):
-            return atomic.write_file(out, fill)
+            return files.write(out, payload)
+    except files.Refused as e:  # it changed since file_target looked
+        raise InputError(f"{option} {e}") from None
     except OSError as e:
         raise InputError(f"{option} {os.fspath(path)}: cannot write there "
                          f"({describe_os_error(e)})") from None
@@ -161,20 +165,13 @@ def usable_folder(path: str | os.PathLike, option: str = "--out",
         raise InputError(f"{option} {text}: {existing} is a file, so no folder can be made "
                          "under it")
     made = []
-    probe = resolved / f".write-probe-{atomic.unique_tag()}"
     try:
         for d in reversed([resolved, *resolved.parents]):
             if not d.exists():
                 d.mkdir()
                 made.append(d)
-        with open(probe, "wb") as f:
-            f.write(b"\0" * 65536)
-            f.flush()
-            os.fsync(f.fileno())
-        probe.unlink()
+        files.probe(resolved)  # an unpredictable name, made exclusively, removed
     except OSError as e:
-        with contextlib.suppress(OSError):  # a read-only file system refuses even this
-            probe.unlink(missing_ok=True)
         for d in reversed(made):
             with contextlib.suppress(OSError):
                 d.rmdir()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from . import files
 from .errors import Diagnostic
 
 MAX_SHOWN = 80  # a Diagnostic value longer than this is cut (a table cell, not a dump)
@@ -38,12 +39,14 @@ def parse_toml(path: Path) -> tuple[dict | None, str]:
     """(document, "") for a readable TOML file, else (None, the rule it breaks): every way a
     file can be unusable is a finding, never a traceback."""
     try:
-        raw = path.read_bytes()
+        raw = files.read_bytes(path, follow=True)  # a regular file, bounded (decision 277)
         if raw.startswith(BOM):
             return None, BOM_RULE
         return tomllib.loads(raw.decode("utf-8")), ""
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"file is unreadable: {exc}"
+    except files.Refused as exc:
+        return None, f"file is not usable: {exc}"
     except tomllib.TOMLDecodeError as exc:
         return None, f"file must be valid TOML: {exc}"
     except ValueError as exc:  # tomllib lets int()'s digit limit escape (> 4300 digits)
@@ -62,11 +65,11 @@ def content_hash(root: str | os.PathLike, recursive: bool = False) -> str:
     h = hashlib.sha256()
     root = Path(root)
     found = (root.rglob if recursive else root.glob)("*.toml") if root.is_dir() else []
-    files = sorted((p.relative_to(root).as_posix(), p) for p in found if p.is_file())
-    for rel, path in files:
+    named = sorted((p.relative_to(root).as_posix(), p) for p in found if p.is_file())
+    for rel, path in named:
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = files.read_bytes(path, follow=True)
+        except (OSError, files.Refused):
             data = b""
         h.update(rel.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
     return h.hexdigest()
@@ -86,12 +89,12 @@ def hashed_files(root: str | os.PathLike, digest: str) -> list[Path] | None:
 def copy_root(root: str | os.PathLike, dst: str | os.PathLike, digest: str) -> bool:
     """Copy the table files ``digest`` covers to the new folder ``dst``; False (nothing
     copied) when the root no longer hashes so."""
-    files = hashed_files(root, digest)
-    for p in files or ():
+    hashed = hashed_files(root, digest)
+    for p in hashed or ():
         target = Path(dst) / p.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(p.read_bytes())
-    return files is not None
+        files.create(target, files.read_bytes(p, follow=True))
+    return hashed is not None
 
 
 # ----------------------------------------------------------------------- findings

@@ -18,6 +18,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import files
 from .toml_patch import toml_value
 
 ABSENT = "(none)"
@@ -48,8 +49,9 @@ def _load(root: Path) -> dict[str, dict]:
     if root.is_dir():
         for p in sorted(root.rglob("*.toml")):
             try:
-                out[p.relative_to(root).as_posix()] = tomllib.loads(p.read_text("utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                out[p.relative_to(root).as_posix()] = tomllib.loads(
+                    files.read_text(p, follow=True))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, files.Refused):
                 out[p.relative_to(root).as_posix()] = {}
     return out
 

@@ -17,7 +17,7 @@ import html
 import json
 from pathlib import Path
 
-from boardcore import assets
+from boardcore import assets, files
 
 from .codes import Tier
 from .board_lines import outcome
@@ -227,7 +227,7 @@ def _about(data: dict, board: Board) -> str:
 def page_html(board: Board) -> str:
     """The page of ``board`` (a string); the rules module is read from ``JS_MODULE``."""
     data = board_data(board)
-    module = JS_MODULE.read_text(encoding="utf-8")
+    module = files.read_text(JS_MODULE, follow=True)  # shipped (a link in a checkout)
     if "</script" in module.lower() or "</script" in UI.lower():
         raise ValueError("the inlined script may not contain '</script'")
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")

@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from boardcore import assets
+from boardcore import assets, files
 from boardcore import domains as dom
 from boardcore.dates import DATE, parse_date
 from boardcore.errors import InputError
@@ -122,13 +122,15 @@ def find_profile(name: str, what: str = "--profile") -> Path:
 
 def read_toml(path: str | Path, what: str) -> dict:
     p = Path(path)
-    try:
-        raw = p.read_bytes()
+    try:  # a regular file of bounded size (a link is followed to one): a FIFO never blocks
+        raw = files.read_bytes(p, follow=True)
         if raw.startswith(BOM):
             raise InputError(f"{what} {path}: {BOM_RULE}")
         return tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise InputError(f"{what} {path} does not exist") from None
+    except files.Refused as e:
+        raise InputError(f"{what} {e}") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise InputError(f"{what} {path} is not a readable TOML file: {e}") from None
 

@@ -8,9 +8,9 @@ change outwards; ``minegen tune`` ranks them (``pipeline.analysis.cost``).
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
+from boardcore import files
 from boardcore.toml_patch import patch_rows
 from pipeline.analysis.cost import Cost, se_mean, se_quantile, se_share
 from pipeline.analysis.lines import Line
@@ -141,13 +141,13 @@ def patch_tables(src: str | Path, dst: Path, changes: dict[tuple[int, int], dict
     """Copy the table root ``src`` to ``dst`` with ``changes`` ({(L, D): {field: value}})
     written into board_gen.toml in place: comments and layout stay, only the changed
     field lines of the changed rows differ (board_size: width and height)."""
-    shutil.copytree(src, dst)
+    files.copy_tree(src, dst)  # regular files only: no FIFO or device is copied
     path = Path(dst) / "board_gen.toml"
     fields = {key: {name: value for field, value in row.items()
                     for name in (("board_width", "board_height") if field == BOARD_SIZE
                                  else (field,))}
               for key, row in changes.items()}
-    atomic.write_text(path, patch_rows(path.read_bytes().decode("utf-8"),
+    atomic.write_text(path, patch_rows(files.read_text(path),
                                        ("level_index", "node_depth"), fields))
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
+from boardcore import files
+
 from ..store.atomic import os_errors
 from . import records
 
@@ -62,6 +64,7 @@ class Collector:
         self._aggs: list[pl.DataFrame] = []
         self._side: dict[str, list[pl.DataFrame]] = {}
         self._writer: pq.ParquetWriter | None = None
+        self._file = None
         self._pending: list[pl.DataFrame] = []
         self._pending_boards = 0
         self.boards = 0
@@ -84,8 +87,9 @@ class Collector:
         if self.records_path is not None:
             table = plain.to_arrow()
             with os_errors(self.records_path):  # a full disk names the file (exit 2)
-                if self._writer is None:
-                    self._writer = pq.ParquetWriter(self.records_path, table.schema,
+                if self._writer is None:  # a new file in the run's own folder
+                    self._file = files.new_file(self.records_path)
+                    self._writer = pq.ParquetWriter(self._file, table.schema,
                                                     compression="zstd")
                 self._writer.write_table(table)
         self._aggs.append(_aggregate(self.gen, batch))
@@ -95,11 +99,12 @@ class Collector:
     def finish(self) -> Collected:
         try:
             self._flush()
-            if self.records_path is not None and self._writer is None:
-                records.empty(self.fields).write_parquet(self.records_path)  # no rows at all
+            if self.records_path is not None and self._writer is None:  # no rows at all
+                files.create(self.records_path, records.empty(self.fields).write_parquet)
         finally:
             if self._writer is not None:
                 self._writer.close()
+                self._file.close()
         rows = pl.concat(self._aggs) if self._aggs else pl.DataFrame()
         return Collected(rows, {k: pl.concat(v) for k, v in self._side.items()},
                          self._digest.hexdigest(), self.boards)

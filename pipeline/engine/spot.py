@@ -32,10 +32,11 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from boardcore import files
 
 from ..analysis.records import digest_fields
 from ..errors import RunError
@@ -95,7 +96,7 @@ def _verdict(gen, cols: list[str], shard: Shard) -> str:
     of ``shard.rows`` equals its board made again; else why not."""
     from .tasks import run_block
 
-    raw = Path(shard.path).read_bytes()
+    raw = files.read_bytes(shard.path, files.DATA)  # a regular file, never a link
     if hashlib.sha256(raw).hexdigest() != shard.digest:
         return "its bytes changed while it was checked"
     stored = pl.read_parquet(raw).select(cols)

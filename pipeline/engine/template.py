@@ -60,9 +60,11 @@ def pre_spawn_environ() -> dict[str, str]:
     else:
         import yaml
 
+        from boardcore import files
+
         spec = importlib.util.find_spec("distributed")
         path = Path(spec.origin).parent / "distributed.yaml"
-        value = yaml.safe_load(path.read_text(encoding="utf-8"))["distributed"]["nanny"][
+        value = yaml.safe_load(files.read_text(path, follow=True))["distributed"]["nanny"][
             "pre-spawn-environ"]
     env = {str(k): str(v) for k, v in (value or {}).items()}
     if env.get("PYTHONHASHSEED") in (None, "0"):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 from boardcore.tables import copy_root
 
@@ -53,7 +54,7 @@ class AuditResult:
     @cached_property
     def records(self) -> pl.DataFrame:
         """All records, read back from the run folder (the run never held them)."""
-        return pl.read_parquet(self.run_dir / "records.parquet")
+        return pl.read_parquet(files.checked(self.run_dir / "records.parquet"))
 
 
 def keys_of(gen, rows) -> list[tuple]:
@@ -292,18 +293,18 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     def meanwhile() -> None:
         """What needs no drawing, done while the workers draw (decision 264)."""
         tables.update(gen.run_tables(rows, catalog))
-        with atomic.os_errors(tmp / "aggregates.parquet"):
-            rows.write_parquet(tmp / "aggregates.parquet")
-            flat(rows).write_csv(tmp / "aggregates.csv")
+        with atomic.os_errors(tmp / "aggregates.parquet"):  # new files in the run's folder
+            files.create(tmp / "aggregates.parquet", rows.write_parquet)
+            files.create(tmp / "aggregates.csv", flat(rows).write_csv)
             for name, frame in tables.items():
-                flat(frame).write_csv(tmp / f"{name}.csv")
+                files.create(tmp / f"{name}.csv", flat(frame).write_csv)
         # the tables as the run read them: diff reads a table change from two runs' copies
         # (decision 221), whatever happened to the root since
         copied["tables"] = copy_root(catalog.root, tmp / "tables", catalog.content_hash) \
             if hasattr(catalog, "root") and hasattr(catalog, "content_hash") else False
-        (tmp / "assertions.json").write_text(runs.to_json_rows({
+        files.create(tmp / "assertions.json", runs.to_json_rows({
             "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
-            "results": results, "failure_cases": failures.to_dicts()}), encoding="utf-8")
+            "results": results, "failure_cases": failures.to_dicts()}))
 
     made = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
                              if k in by_key], meanwhile=meanwhile)
@@ -333,11 +334,11 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
     sections = gen.report_sections(doc)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # as the report shows it
     md, page = audit_page.pages(doc, sections)
-    (tmp / "report.md").write_text(md, encoding="utf-8")
-    (tmp / "report.html").write_text(page, encoding="utf-8")
+    files.create(tmp / "report.md", md)
+    files.create(tmp / "report.html", page)
     manifest["timings_s"]["report"] = round(time.perf_counter() - t3, 3)
     manifest["wall_s"] = round(time.perf_counter() - t_start, 3)  # until the folder is done
-    (tmp / "manifest.json").write_text(runs.to_json(manifest), encoding="utf-8")
+    files.create(tmp / "manifest.json", runs.to_json(manifest))
     return AuditResult(exit_code, run_dir, manifest, rows, results, gen)
 
 
@@ -348,7 +349,7 @@ def _write_pages(tmp: Path, pages: dict) -> dict:
     for key, page in pages.items():
         rel = f"{PLAY_DIR}/{'-'.join(str(v) for v in (*key[0], key[1]))}.html"
         (tmp / PLAY_DIR).mkdir(exist_ok=True)
-        (tmp / rel).write_text(page, encoding="utf-8")
+        files.create(tmp / rel, page)
         out[key] = rel
     return out
 

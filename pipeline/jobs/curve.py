@@ -18,6 +18,8 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
+
 from ..analysis import lines as L
 from ..store import runs
 
@@ -36,8 +38,8 @@ class Curve:
         """``scratch``: a folder inside the job's output folder, where each judged set's
         patched tables are written and removed again (nothing outside --out)."""
         self.gen, self.catalog, self.base, self.scratch = gen, catalog, base, Path(scratch)
-        have = pl.read_parquet_schema(base.path / "aggregates.parquet")
-        self.raw = pl.read_parquet(base.path / "aggregates.parquet",
+        have = pl.read_parquet_schema(files.checked(base.path / "aggregates.parquet"))
+        self.raw = pl.read_parquet(files.checked(base.path / "aggregates.parquet"),
                                    columns=[c for c in raw_columns(gen) if c in have])
         self.checked = 0  # whole-table evaluations made (the tune page says how many)
 

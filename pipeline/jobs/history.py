@@ -26,6 +26,7 @@ import os
 import stat
 from pathlib import Path
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from ..generator import load_generator
@@ -267,4 +268,8 @@ def refresh(out: str | Path, announce=None) -> Path | None:
     except OSError as e:
         if announce is not None:
             announce(f"{Path(out) / INDEX} not updated ({e.strerror or e})")
+        return None
+    except files.Refused as e:  # a link, FIFO or device where a page goes: left as it is
+        if announce is not None:
+            announce(f"{Path(out) / INDEX} not updated ({e})")
         return None

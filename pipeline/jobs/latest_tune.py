@@ -15,12 +15,12 @@ pages): nothing is generated again.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from ..generator import Tune, load_generator
@@ -44,8 +44,8 @@ def find(run_dir: Path, manifest: dict) -> TuneView | None:
     short = str(manifest.get("table_hash", ""))[:8]
     for path in root.glob(f"*-{short}-n{manifest.get('n')}*/tune.json"):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = files.read_json(path)
+        except (OSError, ValueError, files.Refused):
             continue  # a tune being written, or damaged: not one to cite
         if not isinstance(doc, dict) or not _of_run(doc, manifest):
             continue
@@ -65,11 +65,11 @@ def sweeps(manifest: dict) -> tuple[SweepView, ...]:
     found = []
     for path in sorted(Path(out).glob("sweeps/*/sweep.json")) if out else []:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = files.read_json(path)
             if doc.get("generator") == manifest.get("generator") \
                     and doc.get("table_hash") == manifest.get("table_hash"):
                 found.append(SweepView.of(doc))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, files.Refused):
             continue  # a sweep being written, or damaged: not one to cite
     return tuple(found)
 
@@ -85,7 +85,7 @@ def save_drawings(folder: Path, drawings: dict, pages: dict) -> None:
     kept beside the report so it can be written again."""
     boards = [{"key": list(key), "index": i, "svg": drawing, "page": pages.get((key, i))}
               for (key, i), drawing in sorted(drawings.items(), key=lambda kv: str(kv[0]))]
-    (folder / DRAWINGS).write_text(runs.to_json({"boards": boards}), encoding="utf-8")
+    files.create(folder / DRAWINGS, runs.to_json({"boards": boards}))  # a new run folder's
 
 
 def rerender(run_dir: Path) -> str | None:
@@ -102,9 +102,9 @@ def rerender(run_dir: Path) -> str | None:
             gen = gen.calibrated(calibration["file"])
         except (InputError, OSError, KeyError) as e:
             return f"{run_dir}: its calibration cannot be read again ({e})"
-    frame = pl.read_parquet(run_dir / "aggregates.parquet")
+    frame = pl.read_parquet(files.checked(run_dir / "aggregates.parquet"))
     results = runs.read_json(run_dir / "assertions.json")["results"]
-    tables = {p.stem: pl.read_csv(p) for p in sorted(run_dir.glob("*.csv"))
+    tables = {p.stem: pl.read_csv(files.checked(p)) for p in sorted(run_dir.glob("*.csv"))
               if p.stem != "aggregates"}
     stored = runs.read_json(run_dir / DRAWINGS)["boards"]
     drawings = {(tuple(b["key"]), b["index"]): b["svg"] for b in stored}

@@ -7,10 +7,10 @@ finished rows, kept for ``minegen audit --resume <run_id>``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from .. import hints
@@ -37,10 +37,10 @@ class Entry:
 def json_or_empty(path: Path) -> dict:
     """A JSON object read from ``path``; {} when it is missing, unreadable or not one (a
     listing never fails on one bad folder)."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+    try:  # a regular file, bounded, never through a link: a FIFO never blocks the listing
+        doc = files.read_json(path)
         return doc if isinstance(doc, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, files.Refused):
         return {}
 
 
@@ -58,6 +58,8 @@ def list_runs(out: str) -> list[Entry]:
                 try:
                     store.lock()
                     store.unlock()
+                    state = "partial"
+                except files.Refused:  # its lock is not a file, or cannot be opened
                     state = "partial"
                 except InputError:
                     state = "running"

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from ..analysis import lines as L
@@ -360,10 +361,10 @@ def write_sweep(out, doc: dict, created, gen) -> Path:
         doc["sweep_id"] = sweep_id
         try:
             with atomic.folder(root / sweep_id) as tmp:
-                (tmp / "sweep.json").write_text(runs.to_json(doc), encoding="utf-8")
-                sweep_page.csv_frame(doc).write_csv(tmp / "sweep.csv")
-                (tmp / "sweep.md").write_text(sweep_page.markdown(doc), encoding="utf-8")
-                (tmp / "sweep.html").write_text(sweep_page.html(doc), encoding="utf-8")
+                files.create(tmp / "sweep.json", runs.to_json(doc))
+                files.create(tmp / "sweep.csv", sweep_page.csv_frame(doc).write_csv)
+                files.create(tmp / "sweep.md", sweep_page.markdown(doc))
+                files.create(tmp / "sweep.html", sweep_page.html(doc))
         except OSError:
             if (root / sweep_id).exists():  # taken between the check and the rename
                 raise FileExistsError(sweep_id) from None

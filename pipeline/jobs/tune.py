@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from boardcore import files
 from boardcore.errors import InputError
 from boardcore.output import describe_os_error
 
@@ -75,7 +76,7 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
         folder = root / opts.resume
         if not (folder / MARKER).is_file():
             raise InputError(f"--resume {opts.resume}: no unfinished tune at {folder}")
-        facts = json.loads((folder / MARKER).read_text())
+        facts = files.read_json(folder / MARKER)
         recorded = facts.get("generator") or DEFAULT_GENERATOR
         if a.generator and a.generator != recorded:
             raise InputError(f"--resume {opts.resume}: that tune is of generator {recorded}, "
@@ -301,24 +302,18 @@ def _targets(tune_id: str, root: Path, names) -> dict[str, Path]:
 
 def _write(target: Path, data: bytes) -> None:
     """``data`` over ``target`` atomically, the file's permission bits kept."""
-    mode = stat.S_IMODE(target.stat().st_mode)
-
-    def fill(tmp: Path) -> None:
-        tmp.write_bytes(data)
-        os.chmod(tmp, mode)
-
-    atomic.write_file(target, fill)
+    files.write(target, data, mode=stat.S_IMODE(target.stat().st_mode))
 
 
 def _write_over(gen, doc: dict, root: Path, proposed: Path, now, out: str, tune_id: str
                 ) -> tuple[Path, list[str], str]:
     changed = {}
     for src in sorted(p for p in proposed.rglob("*") if p.is_file()):
-        name, new = str(src.relative_to(proposed)), src.read_bytes()
+        name, new = str(src.relative_to(proposed)), files.read_bytes(src)
         dst = root / name
         # a proposal edits the root's own files: a file the root lacks (a subfolder the
         # tuned root had and this copy has not) is never written into it
-        if dst.is_file() and dst.read_bytes() != new:
+        if dst.is_file() and files.read_bytes(dst, follow=True) != new:
             changed[name] = new
     gen.load(str(proposed))  # the proposal still loads (a defect if not: raise loudly)
     targets = _targets(tune_id, root, changed)
@@ -351,7 +346,7 @@ def cmd_tune(args) -> int:
     opts = TuneOptions(merge(args), run=args.run, resume=args.resume_tune,
                        n_given=args.n is not None)
     result = run_tune(opts)
-    print((result.folder / "patch.md").read_text(encoding="utf-8"))
+    print(files.read_text(result.folder / "patch.md"))
     print(f"page: {result.folder / 'tune.html'}")
     print(f"tune: {result.folder}")
     return result.exit_code

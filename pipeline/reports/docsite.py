@@ -16,7 +16,7 @@ Contracts:
   (nothing outside ``<out>`` is linked). A design section code in a doc's text ("05 §16")
   links the table of docs/tilegen.md that names the repository's section for it.
 - A page is rewritten only when its source or the set of docs changed (a digest in the
-  page); each write is the atomic one (``boardcore.atomic``), inside ``<out>/docs/`` only.
+  page); each write is the atomic one (``boardcore.files``), inside ``<out>/docs/`` only.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from boardcore import assets, atomic
+from boardcore import assets, files
 
 FOLDER = "docs"  # <out>/docs/: the rendered pages
 RENDERING = "2"  # bump when the page template changes: every folder's pages are redone
@@ -201,20 +201,20 @@ def write(out: str | os.PathLike) -> list[Path]:
     folder = Path(out) / FOLDER
     written = []
     for name, src in sources.items():
-        text = src.read_text(encoding="utf-8")
+        text = files.read_text(src, follow=True)  # a shipped doc (links in a checkout)
         digest = hashlib.sha256("\0".join([RENDERING, *sorted(names), text]).encode()
                                 ).hexdigest()
         target = folder / f"{name}.html"
-        try:
-            with open(target, encoding="utf-8") as f:
-                m = _DIGEST.search(f.read(800))
-        except OSError:
+        try:  # a page of ours: a regular file, never through a link, never a FIFO
+            with files.opened(target) as f:
+                m = _DIGEST.search(f.read(800).decode("utf-8", errors="replace"))
+        except (OSError, files.Refused):
             m = None
         if m and m.group(1) == digest:
             continue
         folder.mkdir(parents=True, exist_ok=True)
         data = _rendered(name, text, frozenset(names), digest)
-        written.append(atomic.write_file(target, lambda p, d=data: p.write_bytes(d)))
+        written.append(files.write(target, data))
     return written
 
 
@@ -229,7 +229,7 @@ def beside(out: str | os.PathLike) -> Iterator[None]:
     def render() -> None:
         try:
             write(out)
-        except OSError:
+        except (OSError, files.Refused):
             pass
         except BaseException as e:  # noqa: BLE001 -- raised in the caller's thread
             failed.append(e)

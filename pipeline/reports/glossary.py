@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from boardcore import assets
+from boardcore import assets, files
 
 from .document import Bullets, Cell, Figure, Figures, Para, Section, Table
 
@@ -36,7 +36,7 @@ def entries() -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     term, body = None, []
-    for line in GLOSSARY.read_text(encoding="utf-8").splitlines() + [""]:
+    for line in files.read_text(GLOSSARY, follow=True).splitlines() + [""]:
         m = _ENTRY.match(line)
         if m or not line.strip():
             if term:

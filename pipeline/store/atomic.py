@@ -1,8 +1,9 @@
-"""Atomic writes of the run store: whole files (boardcore.atomic, the one writer every
-command uses), whole folders, stale temporary names, free run names.
+"""Atomic writes of the run store: whole files (``boardcore.files``, the one file layer
+every command uses), whole folders, stale temporary names, free run names.
 
 A reader (or a crash) sees the old content or the new, never half of either. Temporary
-names are unique per process and call, so two writers never share one.
+names are unpredictable and made exclusively (``boardcore.files``), so two writers never
+share one and a link planted at a guessed name is never written through.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from boardcore.atomic import fsync_path, tmp_name as _tmp_name, write_file  # noqa: F401 (re-exported)
+from boardcore import files
 from boardcore.errors import InputError
+from boardcore.files import fsync as fsync_path, write_path as write_file  # noqa: F401
 from boardcore.output import os_errors  # noqa: F401 (re-exported: the store's writes)
 
 T = TypeVar("T")
@@ -42,7 +44,7 @@ def remove_stale(final: str | os.PathLike) -> list[Path]:
         pid = tmp.name[len(final.name) + 2:].split("-", 1)[0]
         if not pid.isdigit() or _alive(int(pid)):
             continue
-        if tmp.is_dir():
+        if tmp.is_dir() and not tmp.is_symlink():
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             tmp.unlink(missing_ok=True)
@@ -51,11 +53,11 @@ def remove_stale(final: str | os.PathLike) -> list[Path]:
 
 
 def write_bytes(final: str | os.PathLike, data: bytes) -> Path:
-    return write_file(final, lambda p: p.write_bytes(data))
+    return files.write(final, data)
 
 
 def write_text(final: str | os.PathLike, text: str) -> Path:
-    return write_bytes(final, text.encode("utf-8"))
+    return files.write(final, text)
 
 
 FSYNC_THREADS = 8  # a run folder's ~150 files: 8 at a time take half the time of one
@@ -76,8 +78,7 @@ def folder(final: str | os.PathLike) -> Iterator[Path]:
     folder is renamed to ``final`` (which must not exist) and the parent fsynced. On an
     error the temporary folder is removed and nothing appears at ``final``."""
     final = Path(final)
-    tmp = _tmp_name(final)
-    tmp.mkdir(parents=False)
+    tmp = files.temp_folder(final)
     try:
         yield tmp
         fsync_all(sorted(tmp.rglob("*")))

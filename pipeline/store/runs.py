@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from . import atomic
@@ -59,9 +60,9 @@ _RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def latest(vdir: Path) -> str | None:
     """The run id LATEST names; None when there is none, or when LATEST holds anything but
     one run id (damaged bytes, a path): it is never followed outside ``vdir``."""
-    try:
-        name = (vdir / LATEST).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+    try:  # a regular file of one line, never through a link (a FIFO never blocks)
+        name = files.read_text(vdir / LATEST, files.LINE).strip()
+    except (OSError, UnicodeDecodeError, files.Refused):
         return None
     return name if _RUN_NAME.fullmatch(name) else None
 
@@ -78,7 +79,7 @@ def advance_latest(vdir: Path, run_id: str, created_utc: str, root: str | None =
     import fcntl
     import os
 
-    fd = os.open(vdir, os.O_RDONLY)
+    fd = os.open(vdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # held for a read and a rename: microseconds
         current = latest(vdir)
@@ -100,8 +101,8 @@ def same_root(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 def _manifest_of(vdir: Path, run_id: str | None) -> dict:
     try:
-        got = json.loads((vdir / str(run_id) / "manifest.json").read_text())
-    except (OSError, ValueError):
+        got = files.read_json(vdir / str(run_id) / "manifest.json")
+    except (OSError, ValueError, files.Refused):
         return {}
     return got if isinstance(got, dict) else {}
 
@@ -266,11 +267,16 @@ def latest_problem(vdir: Path) -> str:
     a finished run): said as such, never as "missing"."""
     path = vdir / LATEST
     try:
-        raw = path.read_bytes()
+        raw = files.read_bytes(path, files.LINE)
     except FileNotFoundError:
         return ""
     except OSError as e:
         return f"is unreadable ({e.strerror})"
+    except files.Refused:
+        st = os.lstat(path)
+        return (f"is {files.kind(st.st_mode)}, not a regular file (never read)"
+                if not os.path.isfile(path) or os.path.islink(path) else
+                f"is {files.size_text(st.st_size)}, not one run id (never read)")
     if raw.startswith(b"\xef\xbb\xbf"):
         return "starts with a byte-order mark (save it as UTF-8 without BOM)"
     try:
@@ -338,7 +344,7 @@ def tables_differ(manifest: dict, root, content_hash: str, what: str) -> str:
 
 def read_json(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = files.read_json(path)  # a regular file, bounded, never through a link
     except FileNotFoundError:
         raise InputError(f"{path} is missing: not a complete audit run folder") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -358,9 +364,11 @@ def load_run(path: str | os.PathLike, default_key_fields: tuple[str, ...] = ()) 
     key_fields = tuple(manifest.get("key_fields") or default_key_fields)
     agg_path = path / "aggregates.parquet"
     try:
-        agg = pl.read_parquet(agg_path)
+        agg = pl.read_parquet(files.checked(agg_path))
     except FileNotFoundError:
         raise InputError(f"{agg_path} is missing: not a complete audit run folder") from None
+    except files.Refused:
+        raise
     except Exception as e:  # polars raises several types for a damaged file
         raise InputError(f"{agg_path} is not a readable Parquet file: {e}") from None
     missing = [c for c in key_fields if c not in agg.columns]

@@ -19,8 +19,8 @@ from __future__ import annotations
 import fcntl
 import glob
 import hashlib
+import io
 import json
-import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -29,7 +29,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
+from boardcore.output import describe_os_error
 
 from ..generator import board_span
 from . import atomic
@@ -87,7 +89,11 @@ class ShardStore:
     def lock(self) -> None:
         """Own the run folder (an advisory lock, released by ``unlock`` or when the process
         ends): a second process resuming the same run is refused."""
-        self._lock = open(self.folder / "lock", "a+")
+        try:  # a regular file of one name, never through a link
+            self._lock = files.lock_file(self.folder / "lock")
+        except OSError as e:  # a read-only folder: the run cannot be owned, nor resumed
+            raise files.Refused(f"{self.folder / 'lock'} cannot be opened to lock the run "
+                                f"({describe_os_error(e)})") from None
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -130,7 +136,9 @@ class ShardStore:
 
     def facts(self) -> dict:
         try:
-            return json.loads((self.folder / "run.json").read_text(encoding="utf-8"))
+            return files.read_json(self.folder / "run.json")
+        except files.Refused as e:
+            raise files.Refused(f"--resume: {e}") from None
         except (OSError, ValueError) as e:
             raise InputError(f"--resume: {self.folder / 'run.json'} is unreadable: {e}") from e
 
@@ -147,11 +155,14 @@ class ShardStore:
         rewritten to match another row's bytes is not enough. Else (None, why): "" when
         there is no shard, or the reason it is not reused."""
         data, key = self._paths(position)
-        try:
-            stored = json.loads(key.read_text(encoding="utf-8"))
-            raw = data.read_bytes()
+        try:  # regular files of bounded size, never through a link (decision 287)
+            stored = files.read_json(key)
+            raw = files.read_bytes(data, files.DATA)
         except FileNotFoundError:
             return None, ""
+        except files.Refused as e:  # planted: the audit writes none such; said, not used
+            raise files.Refused(f"--resume: {e}; the audit wrote no such shard: remove it "
+                                "and resume again") from None
         except (OSError, ValueError):
             return None, "its key file or data is unreadable"
         if {k: stored.get(k) for k in expect} != expect:
@@ -163,7 +174,7 @@ class ShardStore:
             return None, ("its bytes are not those the run's journal recorded when the shard "
                           "was written")
         try:
-            frame = pl.read_parquet(data)
+            frame = pl.read_parquet(io.BytesIO(raw))  # the bytes the key proved
         except Exception:  # a damaged file: recompute the row
             return None, "its Parquet file is damaged"
         if frame.height != stored.get("rows"):
@@ -175,10 +186,12 @@ class ShardStore:
         """Data first, then its journal line, key last: a key always names a complete,
         fsynced, journalled shard."""
         data, key = self._paths(position)
+        buf = io.BytesIO()  # the bytes written are the bytes hashed: none read back
+        frame.write_parquet(buf, compression="lz4", statistics=False)
+        raw = buf.getvalue()
         with atomic.os_errors(data):
-            atomic.write_file(data, lambda p: frame.write_parquet(p, compression="lz4",
-                                                                  statistics=False))
-        digest = hashlib.sha256(data.read_bytes()).hexdigest()
+            files.write(data, raw)
+        digest = hashlib.sha256(raw).hexdigest()
         self._journal_append({"position": position, "sha256": digest, "rows": frame.height})
         atomic.write_text(key, json.dumps({**expect, "rows": frame.height, "sha256": digest},
                                           sort_keys=True))
@@ -189,8 +202,9 @@ class ShardStore:
         if self._journal is None:
             got: dict[int, str] = {}
             try:
-                text = (self.folder / JOURNAL).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                text = files.read_bytes(self.folder / JOURNAL, files.DATA).decode(
+                    "utf-8", errors="replace")
+            except (OSError, files.Refused):  # none, or not a file: no shard is reused
                 text = ""
             for line in text.splitlines():
                 try:
@@ -207,14 +221,8 @@ class ShardStore:
         """One line, appended and fsynced (the folder too when the file is new)."""
         path = self.folder / JOURNAL
         with self._appending, atomic.os_errors(path):
-            new = not path.exists()
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, (json.dumps(doc, sort_keys=True) + "\n").encode())
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            if new:
+            # a regular file of one name, never through a link, never a FIFO's wait
+            if files.append(path, (json.dumps(doc, sort_keys=True) + "\n").encode()):
                 atomic.fsync_path(self.folder)
             if self._journal is not None:
                 self._journal[doc["position"]] = doc["sha256"]
@@ -227,7 +235,7 @@ class ShardStore:
         return len(list(self.shards.glob("r*.json")))
 
     def read(self, position: int) -> pl.DataFrame:
-        return pl.read_parquet(self._paths(position)[0])
+        return pl.read_parquet(files.checked(self._paths(position)[0]))
 
     def rows(self, positions: list[int]) -> Iterator[tuple[int, pl.DataFrame]]:
         for pos in positions:

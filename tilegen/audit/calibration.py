@@ -21,6 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 from pipeline.reports.document import WARN, Para, Section
 from pipeline.reports.tables import Col, row_table
@@ -36,10 +37,13 @@ def read(path: str) -> dict:
     """The calibration of a reconcile.json (``minegen reconcile`` writes it), with where
     it came from; InputError (one line) when the file cannot give one."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_bytes())
+    try:  # a regular file of bounded size (a link followed to one): never a FIFO's wait
+        raw = files.read_bytes(p, follow=True)
+        doc = json.loads(raw)
     except FileNotFoundError:
         raise InputError(f"--calibration {path} does not exist") from None
+    except files.Refused as e:
+        raise InputError(f"--calibration {e}") from None
     except (OSError, ValueError) as e:
         raise InputError(f"--calibration {path}: not a readable JSON file ({e})") from None
     cal = doc.get("calibration") if isinstance(doc, dict) else None
@@ -61,7 +65,7 @@ def read(path: str) -> dict:
             "informative": bool(cal.get("informative", True)),
             "predicts": cal.get("predicts", "the players' pass rate"),
             "file": str(p.resolve()),
-            "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+            "sha256": hashlib.sha256(raw).hexdigest(),  # of the bytes read
             "synthetic": bool(doc.get("synthetic")), "telemetry": doc.get("telemetry"),
             "run": doc.get("run")}
 

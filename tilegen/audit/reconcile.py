@@ -141,7 +141,9 @@ def _bands(run_dir: Path) -> dict[tuple, list[float]]:
     path = run_dir / "aggregates.parquet"
     if not path.is_file():
         return {}
-    agg = pl.read_parquet(path)
+    from boardcore import files
+
+    agg = pl.read_parquet(files.checked(path))  # a run's own file: never through a link
     if "tool_free_min" not in agg.columns:
         return {}
     return {tuple(r[:3]): [r[3], r[4]] for r in agg.select(
@@ -198,6 +200,7 @@ def write(doc: dict, out: Path) -> Path:
     """reconcile.json and report.html in a new ``<out>/tilegen/reconcile/<stamp>/``, whole
     or not at all (``pipeline.store.atomic.folder``); two reconciliations in one second
     keep a folder each (``-2``, ``-3`` ...)."""
+    from boardcore import files
     from boardcore.output import writing_under
     from pipeline.store import atomic
 
@@ -214,9 +217,9 @@ def write(doc: dict, out: Path) -> Path:
                 raise FileExistsError(final)
             try:
                 with atomic.folder(final) as tmp:
-                    (tmp / "reconcile.json").write_text(
-                        json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
-                    (tmp / "report.html").write_text(html(doc, final), encoding="utf-8")
+                    files.create(tmp / "reconcile.json",
+                                 json.dumps(doc, indent=1, default=str) + "\n")
+                    files.create(tmp / "report.html", html(doc, final))
             except OSError as e:  # another reconcile renamed its folder there first
                 if e.errno in (errno.EEXIST, errno.ENOTEMPTY):
                     raise FileExistsError(final) from e

@@ -11,10 +11,10 @@ rung with a passing value, and its smallest passing change.
 
 from __future__ import annotations
 
-import shutil
 from decimal import Decimal
 from pathlib import Path
 
+from boardcore import files
 from boardcore.errors import Diagnostic
 from boardcore.toml_patch import patch_rows, toml_value
 from pipeline.analysis.cost import Cost, se_quantile, se_share
@@ -180,11 +180,11 @@ def patch_tables(catalog, dst: Path, changes: dict[tuple, dict]) -> None:
     revision): {field: value}}) written into presets.toml in place (comments and layout
     stay): the changed fields (``preset_changes``) and the row's ``next_revision``."""
     dst = Path(dst)
-    shutil.copytree(catalog.root, dst)
+    files.copy_tree(catalog.root, dst)  # regular files only: no FIFO or device is copied
     path = dst / PRESETS
     fields = {tuple(key): {**{f: v for field, value in row.items()
                               for f, v in preset_changes(catalog, key, field, value).items()},
                            "revision": next_revision(catalog, key)}
               for key, row in changes.items()}
-    atomic.write_text(path, patch_rows(path.read_bytes().decode("utf-8"), KEY, fields,
+    atomic.write_text(path, patch_rows(files.read_text(path), KEY, fields,
                                        defaults={"revision": 1}))

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
+from boardcore import files
+
 
 SOURCE = ("Each level's pass rate per attempt is taken as the median player's: the shipped "
           "board's scripted tool-free pass rate (`tool_free_pass_rate`, the three "
@@ -21,7 +23,7 @@ SOURCE = ("Each level's pass rate per attempt is taken as the median player's: t
 def shipped_rates(run: Path) -> dict[str, dict]:
     """{city: {"rates": [per level], "runs": [the bots' runs behind each rate], "rows":
     ["city level rN"]}} of the run's records."""
-    rec = pl.read_parquet(Path(run) / "records.parquet", columns=[
+    rec = pl.read_parquet(files.checked(Path(run) / "records.parquet"), columns=[
         "city_id", "level_id", "revision", "seed_index", "tool_free_pass_rate",
         "tool_free_runs"])
     latest = (rec.filter(pl.col("seed_index") == -1)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from boardcore import files
 from boardcore.errors import InputError
 
 from . import schema, stats
@@ -95,7 +96,7 @@ def board_figures(run_dir: Path) -> pl.DataFrame:
     path = run_dir / "records.parquet"
     if not path.is_file():
         raise InputError(f"{path} is missing: reconcile needs a finished tilegen audit run")
-    rec = pl.read_parquet(path)
+    rec = pl.read_parquet(files.checked(path))  # a run's own file: never through a link
     if "pass_rate_match_first" not in rec.columns:
         raise InputError(f"{run_dir} is not a tilegen audit run (no tile-match record)")
     return rec.select(

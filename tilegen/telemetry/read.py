@@ -35,6 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from boardcore.errors import InputError
+from boardcore.files import DATA, Refused, checked, opened
 
 from . import schema
 
@@ -117,17 +118,19 @@ def scan(f: Path, kind: str) -> pl.LazyFrame:
     order), ``file``, and ``unreadable`` (null here: set only by the line-by-line read).
     A Parquet or CSV file without a declared column is refused here; an NDJSON file names
     its columns line by line, so ``collect`` checks them once it is read."""
-    try:
+    try:  # each a regular file of bounded size when it is opened (links followed to one)
         if kind == "parquet":
-            lf = pl.scan_parquet(f)
+            lf = pl.scan_parquet(checked(f, DATA, follow=True))
         elif kind == "csv":
             if f.stat().st_size == 0:
                 raise TelemetryError(f"telemetry {f}: is empty (0 bytes): a CSV file starts "
                                      "with its header line")
-            lf = pl.scan_csv(f, infer_schema=False)
+            lf = pl.scan_csv(checked(f, DATA, follow=True), infer_schema=False)
         else:  # every value read as its text, whatever JSON type a line gives it
-            lf = pl.scan_ndjson(f, schema=TEXT)
+            lf = pl.scan_ndjson(checked(f, DATA, follow=True), schema=TEXT)
         have = lf.collect_schema().names()
+    except Refused as e:
+        raise TelemetryError(f"telemetry {e}") from None
     except POLARS_ERRORS as e:
         raise unreadable(f, e) from None
     if kind != "ndjson":
@@ -225,7 +228,7 @@ def _json_text(v) -> str | None:
 
 
 def _json_lines(f: Path):
-    with open(f, "rb") as fh:
+    with opened(f, DATA, follow=True) as fh:
         for line in fh:
             line = line.strip()
             if not line:  # Polars skips blank lines: so do the row numbers
@@ -243,7 +246,7 @@ def _json_lines(f: Path):
 
 
 def _csv_lines(f: Path):
-    with open(f, "rb") as fh:
+    with opened(f, DATA, follow=True) as fh:
         stream = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="surrogateescape",
                                   newline="")  # a BOM is not text: Polars drops it too
         reader = csv.reader(stream)
@@ -312,11 +315,12 @@ def synthetic(path: str | Path) -> bool:
     kind, found = files(Path(path))
     f = found[0]
     try:
-        lf = (pl.scan_parquet(f) if kind == "parquet" else pl.scan_csv(f, infer_schema=False)
-              if kind == "csv" else pl.scan_ndjson(f, schema={"source": pl.String}))
+        lf = (pl.scan_parquet(checked(f, DATA, follow=True)) if kind == "parquet" else
+              pl.scan_csv(checked(f, DATA, follow=True), infer_schema=False) if kind == "csv"
+              else pl.scan_ndjson(checked(f, DATA, follow=True), schema={"source": pl.String}))
         if "source" not in lf.collect_schema().names():
             return False
         return lf.select(pl.col("source").cast(pl.String).first()).collect().item() == \
             "synthetic"
-    except POLARS_ERRORS:
+    except (*POLARS_ERRORS, Refused):
         return False
