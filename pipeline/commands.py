@@ -117,7 +117,8 @@ def _cluster_options(p) -> None:
                         "2; configs/slurm.toml says what each key takes), and sbatch must "
                         "be on PATH (exit 3)")
     p.add_argument("--seeds-per-task", type=dom.SEEDS_PER_TASK, default=None, metavar="K",
-                   help="split each row into tasks of K boards (default: one task per row)")
+                   help="split each row into tasks of K boards (default: rows split by "
+                        "expected cost, heaviest first)")
     p.add_argument("--worker-timeout", type=dom.WORKER_TIMEOUT, default=None, metavar="SECONDS",
                    help="give up (exit 3) when no worker joins, or none is left, for this "
                         "long (default 60; 600 with --slurm)")

@@ -139,12 +139,14 @@ class Generator(ABC):
     # the kernels loaded (decision 272); None: the workers warm themselves.
     warm_module: str | None = None
 
-    # Seconds a first compile takes on a 2-core machine (measured: benchmarks/compile.py),
-    # for the line that announces it; 0: unknown.
-    compile_seconds = 0
+    compile_seconds = 0  # a first compile's seconds on 2 cores, announced; 0: unknown
 
-    # rows in key order read as a curve (levels, depths); False: they are categories
-    # (cities), and a chart across rows draws points, never a line between them
+    def row_cost(self, plan: Any) -> float:
+        """A board's expected cost in this row, relative to the other rows: the default
+        split of rows into tasks when no earlier run timed them. Default 1: all alike."""
+        return 1.0
+
+    # rows in key order read as a curve (levels); False: categories (cities), drawn as points
     rows_ordered: bool = True
 
     def verdict_notes(self, rows: list[dict]) -> list[str]:
@@ -152,8 +154,7 @@ class Generator(ABC):
         it (the daily audit: the level the dailies use). Default: none."""
         return []
 
-    def label(self, key: tuple) -> str:
-        """A key as people read it in reports, e.g. ``(2, 4)``."""
+    def label(self, key: tuple) -> str:  # as people read it in reports, e.g. ``(2, 4)``
         return "(" + ", ".join(str(v) for v in key) + ")"
 
     def lineage(self, key: tuple) -> tuple:
@@ -161,8 +162,7 @@ class Generator(ABC):
         row of a lineage in each run as one row). Default: the whole key."""
         return tuple(key)
 
-    def describe(self, row: dict) -> str:
-        """A per-row aggregate row in a few words, as a designer names the row."""
+    def describe(self, row: dict) -> str:  # a per-row aggregate row as a designer names it
         return f"N {row.get('boards')}"
 
     @property

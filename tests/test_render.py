@@ -428,14 +428,14 @@ def test_escaping_skips_no_pattern_it_needs():
 
 
 def test_run_facts_and_pictures_say_what_they_are(inputs):
-    """A run with no --seeds-per-task recorded that (None: a whole row per task), which is
+    """A run with no --seeds-per-task recorded that (None: rows split by cost), which is
     not a fact missing from an older manifest; pictures under no heading print no "()"."""
     from pipeline.reports import render as toolkit
     from pipeline.reports.document import Figure, Figures, Section
 
     frame, results = inputs
     md = render.markdown(_manifest(seeds_per_task=None), frame, results, SHORTFALL)
-    assert "| seeds per task | a whole row per task" in md
+    assert "| seeds per task | rows split by expected cost" in md
     old = {k: v for k, v in _manifest().items() if k != "seeds_per_task"}
     assert "| seeds per task | (not recorded) |" in render.markdown(old, frame, results,
                                                                      SHORTFALL)

@@ -141,6 +141,11 @@ class MinegenAudit(Generator, Tune):
 
     compile_seconds = 7  # benchmarks/compile.py on the 2-core reference machine
 
+    def row_cost(self, plan: RowPlan) -> float:
+        """A board's cost grows with its cells and the attempts it may take: W x H x
+        max_gen_attempts (the split of rows into tasks, when no earlier run timed them)."""
+        return float(plan.width * plan.height * plan.row.max_gen_attempts)
+
     # -------------------------------------------------------------------- analysis
     def aggregations(self) -> list[pl.Expr]:
         target = pl.col("inferability_target")

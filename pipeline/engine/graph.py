@@ -1,6 +1,7 @@
-"""Build and submit the graph: one task per row by default, or per ``seeds_per_task``
-boards. A row's blocks are sorted by the board index before anyone reads them, so
-scheduling, chunking and completion order never change an output.
+"""Build and submit the graph: rows split into tasks by expected cost by default
+(``split.by_cost``, heaviest first), or into tasks of ``seeds_per_task`` boards. A row's
+blocks are sorted by the board index before anyone reads them, so scheduling, chunking
+and completion order never change an output.
 
 Streaming: ``on_row(position, frame)`` is called on the calling thread as soon as all
 blocks of a row are in, and the engine forgets the row; the client holds at most the
@@ -14,7 +15,6 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -24,28 +24,33 @@ from boardcore.errors import DefectError
 from ..analysis.records import RecordsError
 from ..errors import OutputError, RunError, describe_os_error
 from ..generator import board_span
-from . import interrupts
+from . import interrupts, split
+from .split import Block  # noqa: F401 (the graph's unit of work, named here too)
 from .tasks import run_block_where
 
 TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, so safe)
 
 
-@dataclass(frozen=True)
-class Block:
-    position: int  # index of the row's plan in the submitted list
-    first: int
-    count: int
-
-    def key(self, name: str) -> str:
-        return f"{name}-block-{self.position}-{self.first}-{self.count}"
-
-
 def blocks(n_rows: int, n: int, seeds_per_task: int | None, start: int = 0) -> list[Block]:
-    """Split each row's boards [start, n) into tasks of ``seeds_per_task`` (default: whole
+    """Split each row's boards [start, n) into tasks of ``seeds_per_task`` (None: whole
     row); ``start`` is the generator's first board index (``generator.board_span``)."""
-    size = seeds_per_task or n - start
-    return [Block(pos, first, min(size, n - first))
-            for pos in range(n_rows) for first in range(start, n, size)]
+    return split.fixed(n_rows, n, seeds_per_task, start)
+
+
+def plan_tasks(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | None,
+               start: int, costs: Sequence[float] | None, workers: int | None
+               ) -> list[Block]:
+    """The run's tasks in submission order: ``seeds_per_task`` boards each when given,
+    else split by cost (``costs`` per board, default the generator's estimates) over the
+    workers there are (``workers`` at least: a cluster still joining)."""
+    if seeds_per_task:
+        return blocks(len(plans), n, seeds_per_task, start)
+    try:
+        there = sum(client.nthreads().values())
+    except Exception:  # noqa: BLE001 -- the fan-out's own checks report a lost scheduler
+        there = 1
+    costs = list(costs) if costs is not None else split.estimates(gen, plans)
+    return split.by_cost(costs, n, start, max(there, workers or 1))
 
 
 class Progress:
@@ -75,11 +80,15 @@ POLL_S = 2.0  # how often a quiet fan-out checks that a scheduler and workers ar
 def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | None,
              on_row: Callable[[int, pl.DataFrame], None],
              progress: Progress | None = None, worker_timeout: float = 60.0,
-             ran_on: set | None = None, start: int | None = None) -> dict[str, float]:
+             ran_on: set | None = None, start: int | None = None,
+             costs: Sequence[float] | None = None, workers: int | None = None,
+             row_seconds: dict[int, tuple[int, float]] | None = None) -> dict[str, float]:
     """Generate the boards of N = n for each plan on ``client`` (boards [first_index, n),
     ``generator.board_span``; [start, n) when ``start`` is given); each finished row goes
     to ``on_row`` (sorted by the generator's index field). Returns {"fanout": seconds}.
-    ``ran_on`` (if given) receives the address of every worker that computed a block.
+    ``ran_on`` (if given) receives the address of every worker that computed a block;
+    ``row_seconds`` (if given) each row's boards and the seconds its blocks took there.
+    ``costs``, ``workers``: how the rows are split into tasks (``plan_tasks``).
 
     Never waits for ever: with no worker for ``worker_timeout`` seconds, a scheduler that
     stops answering, or a task lost with its workers past the scheduler's allowed
@@ -90,7 +99,7 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
     from dask.distributed import wait
 
     start, per_row = board_span(gen, n, start)
-    todo = blocks(len(plans), n, seeds_per_task, start)
+    todo = plan_tasks(client, gen, plans, n, seeds_per_task, start, costs, workers)
     progress = progress or Progress(len(plans), per_row * len(plans))
     left: dict[int, int] = {}
     for b in todo:
@@ -121,13 +130,16 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
             quiet_since = time.monotonic()
             for fut in done:
                 try:  # done, but its worker may die before the result is fetched: the
-                    frame, where = fut.result(timeout=POLL_S)  # task then runs again
+                    frame, where, took = fut.result(timeout=POLL_S)  # it runs again
                 except TimeoutError:
                     continue  # still pending; the health check watches the workers
                 b = pending.pop(fut)
                 fut.release()
                 if ran_on is not None:
                     ran_on.add(where)
+                if row_seconds is not None:
+                    had = row_seconds.get(b.position, (0, 0.0))
+                    row_seconds[b.position] = (had[0] + b.count, had[1] + took)
                 parts[b.position].append(frame)
                 left[b.position] -= 1
                 finished = left[b.position] == 0

@@ -23,7 +23,7 @@ import polars as pl
 
 from ..generator import board_span
 from ..store.shards import ShardStore
-from . import interrupts, template
+from . import interrupts, split, template
 from .graph import Progress, run_rows
 from .session import ClusterSpec, session, sigint_held
 from .tasks import exhibits, warm
@@ -43,6 +43,9 @@ class Execution:
     # with nothing to compute: how to start a session for the drawings alone
     later: Callable[[], Any] | None = None
     missing: str = ""  # why the report's drawings are missing, when they are
+    # position in plans -> (boards, seconds on the workers) of each row computed here
+    row_seconds: dict = field(default_factory=dict)
+    split: str = ""  # how the rows were split into tasks (the manifest says it)
 
     def exhibits(self, gen, wanted: list[tuple[Any, int]],
                  meanwhile: Callable[[], None] = lambda: None) -> dict:
@@ -158,18 +161,31 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
 
     compiling = CompileOnce(gen, announce) if gen.cold() else None
     ran_on: set[str] = set()
+    rows_s: dict[int, tuple[int, float]] = {}
+    chosen = [plans[p] for p in todo]
+    costs, whence = None, f"{seeds_per_task} boards a task"
+    if not seeds_per_task:  # by cost: an earlier run's timings in this run's folder
+        try:
+            table_hash = store.facts().get("table_hash")
+        except Exception:  # noqa: BLE001 -- a store without facts: any earlier run
+            table_hash = None
+        costs, whence = split.costs(gen, chosen, store.folder.parent, table_hash)
+        whence = f"by cost ({whence})"
     try:
         with session(spec, warm=functools.partial(warm, gen), announce=announce,
                      ready=compiling.wait if compiling else None,
                      preload=worker_modules(gen)) as s:
-            timings = run_rows(s.client, gen, [plans[p] for p in todo], n, seeds_per_task,
+            timings = run_rows(s.client, gen, chosen, n, seeds_per_task,
                                on_row=done,
                                progress=Progress(len(todo),
                                                  board_span(gen, n, start)[1] * len(todo),
                                                  progress, what),
-                               worker_timeout=s.timeout, ran_on=ran_on, start=start)
+                               worker_timeout=s.timeout, ran_on=ran_on, start=start,
+                               costs=costs, workers=spec.workers if spec.kind == "local"
+                               else None, row_seconds=rows_s)
             yield Execution(s.description, len(ran_on), {**s.timings, **timings},
-                            session=s)
+                            session=s, split=whence,
+                            row_seconds={todo[i]: v for i, v in rows_s.items()})
             # the body's work is done (a job's finishing pass, before the caller keeps it):
             # a signal meanwhile stops the run here, not after its folder is in place
             interrupts.check()

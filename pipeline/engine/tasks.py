@@ -7,6 +7,8 @@ Same inputs, same bytes, wherever it runs.
 
 from __future__ import annotations
 
+import time
+
 import polars as pl
 
 from ..analysis import records
@@ -16,12 +18,14 @@ def run_block(gen, plan, first: int, count: int) -> pl.DataFrame:
     return records.to_frame(gen.record, gen.block(plan, first, count))
 
 
-def run_block_where(gen, plan, first: int, count: int) -> tuple[pl.DataFrame, str]:
-    """``run_block`` and the address of the worker that ran it (the manifest counts the
-    workers that ran tasks)."""
+def run_block_where(gen, plan, first: int, count: int) -> tuple[pl.DataFrame, str, float]:
+    """``run_block``, the address of the worker that ran it (the manifest counts the
+    workers that ran tasks) and the seconds it took there (the next run's split)."""
     from distributed import get_worker
 
-    return run_block(gen, plan, first, count), get_worker().address
+    t0 = time.perf_counter()
+    frame = run_block(gen, plan, first, count)
+    return frame, get_worker().address, time.perf_counter() - t0
 
 
 def warm(gen) -> bool:

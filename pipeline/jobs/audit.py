@@ -25,7 +25,7 @@ from boardcore.tables import copy_root
 
 from ..analysis import lines as L
 from ..analysis.collect import ROW, Collector, InOrder
-from ..engine import spot
+from ..engine import spot, split
 from ..engine.run import ahead, execute
 from ..engine.interrupts import interruptible
 from ..errors import (
@@ -316,8 +316,10 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
         "scheduler": ex.scheduler, "workers": ex.workers, "exit_code": exit_code,
         "records_sha256": got.records_sha256, "boards": got.boards,
         "timings_s": {**timings, **ex.timings, "finish": round(t3 - t2, 3)},
-        "tables_copied": copied["tables"],
+        "tables_copied": copied["tables"], "split": ex.split,
     })
+    if ex.row_seconds:  # each row's seconds, the next run's split (engine.split)
+        split.write(tmp, gen, plans, ex.row_seconds, getattr(catalog, "content_hash", None))
     notes = gen.summary_notes(rows)
     if ex.missing:  # a report without its pictures says so
         manifest["drawings_missing"] = ex.missing

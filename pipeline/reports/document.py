@@ -130,7 +130,7 @@ def exact(v) -> str:
 
 
 # A fact recorded as None that means a setting, not a gap: what it was.
-UNSET = {"seeds_per_task": "a whole row per task (the default: no --seeds-per-task)"}
+UNSET = {"seeds_per_task": "rows split by expected cost (the default: no --seeds-per-task)"}
 
 
 def fact(doc: dict, key: str) -> str:

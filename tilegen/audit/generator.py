@@ -12,7 +12,6 @@ diagnostics D: ``sections``; tuning along the 05 §16 ladder: ``tune``.
 from __future__ import annotations
 
 import functools
-
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,6 @@ from ..ladder import SWEPT
 from ..record import FIELDS, GENERATOR_VERSION, METRIC_VERSION, RECORD
 from ..table_loader import DEFAULT_ROOT
 
-
 AUDIT = pl.col("seed_index") >= 0  # the N audit boards (the production board is -1)
 PROD = pl.col("seed_index") == -1
 # the row's table values, carried into the per-row frame and compared by ``diff``
@@ -48,6 +46,8 @@ PERCENTILE_COLUMNS = ("tool_free_pass_rate", "tool_assist_pass_rate",
 GATE_COLUMNS = {"tool_free_min": pl.Float64, "tool_free_max": pl.Float64,
                 "tool_assist_min": pl.Float64, "clickable_min": pl.Float64}
 LARGEST = "largest"
+# a board's relative cost by level (default presets, N 256: level 5's gates retry most)
+LEVEL_COST = (1.0, 1.5, 2.4, 3.3, 8.8, 7.4)
 # rule variants of the returned board (advisory record columns, when the record has them)
 VARIANTS = tuple(c for c in ("alt_slot_tool_free_pass_rate", "alt_slot_tool_assist_pass_rate",
                              "remove_only_pass_rate", "shuffle_only_pass_rate",
@@ -75,8 +75,7 @@ def _sample_mean(col: str) -> list[pl.Expr]:
 
 
 class TilegenAudit(Generator, Tune, Daily):
-    """The audit side of tilegen (``pipeline.generator``: the core, sweep, tune and the
-    daily boards, ``daily``)."""
+    """The audit side of tilegen: the core, sweep, tune and the daily boards (``daily``)."""
 
     name = "tilegen"
     metric_version = METRIC_VERSION
@@ -170,6 +169,9 @@ class TilegenAudit(Generator, Tune, Daily):
         return tuple(functools.partial(compile_part, part) for part in PARTS)
 
     compile_seconds = 22  # benchmarks/compile.py on the 2-core reference machine
+
+    def row_cost(self, plan) -> float:  # the split into tasks when no earlier run timed them
+        return LEVEL_COST[min(max(plan.level_id, 1), len(LEVEL_COST)) - 1]
 
     # -------------------------------------------------------------------- analysis
     def calibrated(self, path: str) -> TilegenAudit:
@@ -301,8 +303,7 @@ class TilegenAudit(Generator, Tune, Daily):
                          tune_id)
 
     def play_page(self, plan, index: int) -> str:
-        """Board ``index`` of the row as a page where a designer plays it
-        (``tilegen.play_page``)."""
+        """Board ``index`` of the row as a page a designer plays (``tilegen.play_page``)."""
         from ..generate import generate_planned
         from ..play_page import page
 
@@ -354,8 +355,7 @@ class TilegenAudit(Generator, Tune, Daily):
     def vary_many(self, catalog, key, changes: dict):
         return tune.vary(catalog, key, changes)
 
-    def lineage(self, key) -> tuple:
-        """(city, level): a proposal's new revision is the same level, made again."""
+    def lineage(self, key) -> tuple:  # (city, level): a new revision is the same level
         return tuple(key)[:2]
 
     def current_value(self, catalog, key, field: str) -> Any:
