@@ -1,4 +1,4 @@
-"""Rows split into tasks by expected cost (pipeline.engine.split, decision 287): every board
+"""Rows split into tasks by expected cost (pipeline.engine.split, decision 288): every board
 once, tasks of about equal cost, heaviest first, the costs from an earlier run's timings;
 and whatever the split, the same records, byte for byte."""
 

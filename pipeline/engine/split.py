@@ -1,4 +1,4 @@
-"""Rows into tasks by expected cost, not by row (decision 287).
+"""Rows into tasks by expected cost, not by row (decision 288).
 
 By default (no ``--seeds-per-task``) the engine splits each row's boards into tasks so that
 every task carries about the same expected work: the run's total cost over
