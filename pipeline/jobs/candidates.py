@@ -3,11 +3,15 @@ audit's seeds, evaluated (holds, margin, cost, flags: ``analysis.cost``) and dec
 
 1. One field at a time: ``Tune.tune_candidates`` (fields in the drill-down's order, each
    from the smallest change out), each varied row validated in memory (``vary_many``).
-2. For a row no single field fixes acceptably: pairs of its first ``PAIR_FIELDS`` fields,
-   ``PAIR_VALUES`` values of each (the smallest change, the middle, the largest valid).
-3. Per row the best-ranked acceptable candidate and its class ("one field", "several
-   fields"), else "structural" with the rule behind it (``Tune.structural``), the best
-   value each line reached and the candidates that hold only by removing a feature.
+2. For a row no single field fixes with margin: its fields searched together where the
+   generator declares a space (``explore``: a seeded sampler), else pairs of its first
+   ``PAIR_FIELDS`` fields, ``PAIR_VALUES`` values of each (smallest, middle, largest).
+3. The proposals chosen together on the whole table (``curve``), rows whose own fixes break
+   it changed with their level (``joint``), every proposal confirmed on fresh boards
+   (``confirm``; both in ``settle``).
+4. Per row its class ("one field", "several fields", "joint change", "not confirmed"),
+   else "structural" with the rule behind it (``Tune.structural``), the best value each
+   line reached and the candidates that hold only by removing a feature.
 
 Each round's rows stream to shards (``.partial-candidates``, ``.partial-pairs`` under the
 tune's folder), so an interrupted tune resumes and recomputes only what is missing.
@@ -15,7 +19,6 @@ tune's folder), so an interrupted tune resumes and recomputes only what is missi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..analysis import cost
@@ -23,7 +26,7 @@ from ..options import AuditOptions
 from ..store import runs
 from .curve import Curve
 from .evaluate import round_of, run_batch
-from .explore import explore
+from .explore import explore, frozen
 from .settle import confirm_words, confirmation, joint_rows, settle
 
 
@@ -122,12 +125,7 @@ def _keeps_alone(curve: Curve, key: tuple, cands: list[dict], margin: bool = Fal
 def _group_key(names: list[str], cands: list[dict]) -> tuple:
     """Rows with the same failing lines and the same candidates (their table values are
     the same) form a group: they get one change unless none suits every member."""
-    return (tuple(names), tuple((_frozen(c["change"]), c["status"]) for c in cands))
-
-
-def _frozen(change: dict) -> str:
-    """A change as a hashable value (its values may be lists: a layer distribution)."""
-    return json.dumps(change, sort_keys=True, default=str)
+    return (tuple(names), tuple((frozen(c["change"]), c["status"]) for c in cands))
 
 
 def _choose(gen, curve: Curve, todo: dict, every: dict):
@@ -180,7 +178,7 @@ def _shared(members: list[tuple], every: dict) -> list[dict[tuple, dict]]:
     for m in members:
         for c in every[m]:
             if cost.acceptable(c):
-                by_change.setdefault(_frozen(c["change"]), {})[m] = c
+                by_change.setdefault(frozen(c["change"]), {})[m] = c
     common = [d for d in by_change.values() if len(d) == len(members)]
     pooled = [{"holds": True, "flags": [], "margin": all(c["margin"] for c in d.values()),
                "cost": round(sum(c["cost"] for c in d.values()) / len(d), 6),
@@ -243,7 +241,7 @@ def _decide(gen, catalog, key: tuple, names: list[str], tried: list[dict], base_
     remove a feature carry what each would break on the whole table (``on_table``)."""
     valid = sorted((c for c in tried if c["status"] == "ok"), key=cost.rank_key)
     good = [c for c in cost.ranked(tried)
-            if pick is None or _frozen(c["change"]) != _frozen(pick["change"])]
+            if pick is None or frozen(c["change"]) != frozen(pick["change"])]
     flagged = [c for c in valid if c["holds"] and c["flags"]]
     drop = next((c for c in valid if cost.drops_feature(gen.tune_costs, c["figures"])),
                 None)  # the row without its feature (minegen: no fog), measured

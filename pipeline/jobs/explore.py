@@ -85,7 +85,8 @@ def score(c: dict, ops: dict) -> float:
     return FAIL + 10 * gap + (5.0 if c["flags"] else 0.0)
 
 
-def _key(change: dict) -> str:
+def frozen(change: dict) -> str:
+    """A change as a hashable value (its values may be lists: a layer distribution)."""
     return json.dumps(change, sort_keys=True, default=str)
 
 
@@ -112,19 +113,19 @@ def explore(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path,
                 trial = study.ask()
                 change = {**sp.pinned, **sp.change({d.name: suggest(trial, d) for d in sp.dims})}
                 asked.setdefault(key, []).append((trial, change))
-                if _key(change) not in seen[key] and \
-                        all(_key(change) != _key(w) for w in wanted.get(key, [])):
+                if frozen(change) not in seen[key] and \
+                        all(frozen(change) != frozen(w) for w in wanted.get(key, [])):
                     wanted.setdefault(key, []).append(change)
         got, sched = round_of(gen, catalog, a, base, folder, f"{name}-{batch}", wanted, progress)
         scheduler = sched or scheduler
         for key, cands in got.items():
             for c in cands:
                 c["order"] = 10_000 + len(out[key])  # after every single-field candidate
-                seen[key][_key(c["change"])] = c
+                seen[key][frozen(c["change"])] = c
                 out[key].append(c)
         for key, pairs in asked.items():
             for trial, change in pairs:
-                c = seen[key].get(_key(change))
+                c = seen[key].get(frozen(change))
                 studies[key].tell(trial, INVALID if c is None else score(c, ops))
     return out, scheduler
 

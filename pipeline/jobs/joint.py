@@ -13,7 +13,6 @@ table (``Curve.breaks``). The cost of a joint change is the sum of its rows' cos
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..analysis import cost
@@ -21,13 +20,10 @@ from ..options import AuditOptions
 from ..store import runs
 from .curve import Curve
 from .evaluate import round_of
-from .explore import best, explore
+from .explore import best, explore, frozen
 
 PASSES = 4  # raise / audit / search rounds at the most (a level of four depths settles)
 
-
-def _frozen(change: dict) -> str:
-    return json.dumps(change, sort_keys=True, default=str)
 
 
 def good(c: dict) -> bool:
@@ -46,7 +42,7 @@ def joint_search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, cu
     for i in range(PASSES):
         need = gen.tune_joint(catalog, {k: c["change"] for k, c in chosen.items()})
         new = {k: ch for k, ch in need.items()
-               if k not in chosen or _frozen(chosen[k]["change"]) != _frozen(ch)}
+               if k not in chosen or frozen(chosen[k]["change"]) != frozen(ch)}
         if not new:
             break
         evidence["passes"] = i + 1

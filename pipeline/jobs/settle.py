@@ -10,7 +10,6 @@ change, the figures on the fresh boards and the boards that would settle it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,11 +18,9 @@ from ..options import AuditOptions
 from ..store import runs
 from .confirm import ALTERNATES, confirm, words
 from .curve import Curve
+from .explore import frozen
 from .joint import good, joint_search, starts
 
-
-def _frozen(change: dict) -> str:
-    return json.dumps(change, sort_keys=True, default=str)
 
 
 @dataclass
@@ -68,7 +65,7 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
         for x in cost.ranked(every[k]):  # the next-ranked that keep the table, lazily:
             if len(alts) == ALTERNATES:  # each whole-table check loads a patched table
                 break
-            if _frozen(x["change"]) != _frozen(c["change"]) \
+            if frozen(x["change"]) != frozen(c["change"]) \
                     and not curve.breaks({**final, k: (x["change"], x["_raw"])}):
                 alts.append(x)
         sets[k] = [{k: x["change"]} for x in [c, *alts]]
@@ -90,8 +87,8 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
         for m in group:
             was = every_pick[m]
             if len(results) > 1:  # an alternate held where the proposal did not
-                was = next((x for x in every[m] if _frozen(x["change"]) ==
-                            _frozen(held[m]["change"])), was)
+                was = next((x for x in every[m] if frozen(x["change"]) ==
+                            frozen(held[m]["change"])), was)
             out.chosen_on[m] = was
             target = out.added if m in added else out.picks
             target[m] = {**held[m], "order": was.get("order", 0)}
