@@ -109,8 +109,8 @@ def _open(path: str | os.PathLike, limit: int, follow: bool) -> tuple[int, os.st
             raise Refused(f"{name} stopped being the regular file it was as it was opened: "
                           "not read")
         if st.st_size > limit:
-            raise Refused(f"{name} is {size_text(st.st_size)}, more than the "
-                          f"{size_text(limit)} such a file may be: not read")
+            raise Refused(f"{name} is {size_text(st.st_size)} ({st.st_size:,} bytes), more "
+                          f"than the {size_text(limit)} such a file may be: not read")
     except BaseException:
         os.close(fd)
         raise
@@ -127,12 +127,21 @@ def opened(path: str | os.PathLike, limit: int = DOC, *,
 
 
 def read_bytes(path: str | os.PathLike, limit: int = DOC, *, follow: bool = False) -> bytes:
-    with opened(path, limit, follow=follow) as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:  # it grew while it was read
+    """The file's bytes, read to its end (the size its fstat gave, then on while it
+    grows, never past ``limit``)."""
+    fd, st = _open(path, limit, follow)
+    parts, got, want = [], 0, st.st_size + 1  # a byte more than its size: did it grow?
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        while got <= limit:
+            part = f.read(max(want - got, 1 << 16))
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    if got > limit:
         raise Refused(f"{os.fspath(path)} grew past {size_text(limit)} as it was read: "
                       "not read")
-    return data
+    return b"".join(parts)
 
 
 def read_text(path: str | os.PathLike, limit: int = DOC, *, follow: bool = False) -> str:
