@@ -3,10 +3,13 @@ every command of the project uses.
 
 A numeric option's ``type`` is a ``Number``: the parser refuses a value outside it (out of
 range, not finite, empty, not a number, huge) in one line, exit 2, before anything runs,
-and the option's ``--help`` states the domain (``Parser.add_argument`` appends it). Every
+and the option's ``--help`` states the domain (``Parser.add_argument`` appends it; a
+hand-written type declares its ``domain`` for the help the same way). Every
 other value option takes ``TEXT`` unless it lists its choices: an empty string is refused
 the same way (``--resume ''`` once started a whole new audit). A command's later checks
 (the tables' own rows, a generator's narrower bound on N) come after, in its own words.
+A bound on several options together -- a command's total work -- is a ``Product``
+(``Parser.add_bound``): refused in one line after parsing, stated in the command's help.
 
 ``tests/test_option_domains.py`` walks every option of every command with values from
 each domain's ``bad_values`` and expects exit 2 in one line.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from dataclasses import dataclass
 
 from .cli import EXIT_BAD_INPUT
@@ -110,13 +114,42 @@ SESSIONS = Number(1, 10**9, what="sessions")
 MARGIN = Number(0, 1, integer=False, hi_open=True)
 
 
+@dataclass(frozen=True)
+class Product:
+    """A bound on the product of several options' values: the total work a command may be
+    asked for (each option's own domain bounds it alone, not the product). ``options``:
+    the option strings; at most ``hi`` ``what``; ``why`` says why this bound."""
+
+    options: tuple[str, ...]
+    hi: int
+    what: str
+    why: str = ""
+
+    def __str__(self) -> str:
+        why = f" ({self.why})" if self.why else ""
+        return f"{' x '.join(self.options)} at most {self.hi:,} {self.what}{why}"
+
+    def problem(self, values: dict[str, int]) -> str:
+        """"" when the product of ``values`` (option string -> value) is within the bound;
+        else the one-line refusal."""
+        if any(values[o] is None for o in self.options):
+            return ""  # an option left out: its command's default is checked where it is set
+        total = math.prod(int(values[o]) for o in self.options)
+        if total <= self.hi:
+            return ""
+        asked = " x ".join(f"{o} {values[o]}" for o in self.options)
+        return f"{asked} = {total:,} {self.what}, more than {self.hi:,}: give fewer"
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with a one-line error (``prog sub: <what> (see prog sub --help)``, exit 2)
     and declared domains: a value option without ``type`` or ``choices`` takes ``TEXT``;
-    a ``Number`` type's domain is appended to the option's help."""
+    a ``Number`` type's domain is appended to the option's help; ``add_bound`` declares a
+    ``Product`` over options already added."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.bounds: list[Product] = []
         # subcommands are built by the same class (their errors are one line too)
         self.register("action", "parsers", _SubParsers)
 
@@ -132,6 +165,24 @@ class Parser(argparse.ArgumentParser):
         group = super().add_mutually_exclusive_group(**kwargs)
         _wrap_adder(group)
         return group
+
+    def add_bound(self, bound: Product) -> None:
+        """Refuse, after parsing, values whose product exceeds ``bound``; the help's
+        epilog states it first."""
+        if unknown := [o for o in bound.options if o not in self._option_string_actions]:
+            raise ValueError(f"{self.prog}: no option {', '.join(unknown)} to bound")
+        self.bounds.append(bound)
+        said = textwrap.fill(f"Total work: {bound}.", 79)
+        self.epilog = f"{said}\n\n{self.epilog}" if self.epilog else said
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, rest = super().parse_known_args(args, namespace)
+        for b in self.bounds:
+            values = {o: getattr(namespace, self._option_string_actions[o].dest)
+                      for o in b.options}
+            if why := b.problem(values):
+                self.error(why)
+        return namespace, rest
 
     def error(self, message: str):
         top = self.prog.split()[0]
@@ -152,10 +203,17 @@ def _declare(add, *args, **kwargs):
     if kwargs.get("action") in _VALUE_ACTIONS and kwargs.get("nargs") != 0:
         if "type" not in kwargs and "choices" not in kwargs:
             kwargs["type"] = TEXT
-        domain = kwargs.get("type")
-        if isinstance(domain, Number) and kwargs.get("help") not in (None, argparse.SUPPRESS):
-            kwargs["help"] = f"{kwargs['help']}; {domain}"
+        domain = declared(kwargs.get("type"))
+        if domain is not None and kwargs.get("help") not in (None, argparse.SUPPRESS):
+            each = "each " if getattr(kwargs["type"], "each", False) else ""
+            kwargs["help"] = f"{kwargs['help']}; {each}{domain}"
     return add(*args, **kwargs)
+
+
+def declared(kind) -> Number | None:
+    """The domain an option's ``type`` declares: a ``Number`` itself, or a hand-written
+    type's ``domain`` attribute (its messages are its own; its bounds are these)."""
+    return kind if isinstance(kind, Number) else getattr(kind, "domain", None)
 
 
 def _wrap_adder(group) -> None:

@@ -109,6 +109,8 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import bench  # its options' domains (no kernel is imported)
+
     p = Parser(
         prog="minegen",
         description="Minesweeper-dungeon board generator (A1/A4) and its F4 batch audit.",
@@ -144,20 +146,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", epilog=BOARD_EXIT_HELP,
                        formatter_class=RAW, help="kernel speed on an ad-hoc no-fog row (JSON)")
-    b.add_argument("--width", type=Number(8, 64), required=True, help="board width W")
-    b.add_argument("--height", type=Number(8, 64), required=True, help="board height H")
-    b.add_argument("--density", type=Number(0, 0.5, integer=False, lo_open=True), required=True,
-                   help="mine density")
-    b.add_argument("--target", type=Number(0.85, 1, integer=False), default=0.85,
+    b.add_argument("--width", type=bench.SIDE, required=True, help="board width W")
+    b.add_argument("--height", type=bench.SIDE, required=True, help="board height H")
+    b.add_argument("--density", type=bench.DENSITY, required=True, help="mine density")
+    b.add_argument("--target", type=bench.TARGET, default=0.85,
                    help="inferability target (default 0.85)")
-    b.add_argument("--attempts", type=Number(1, 32), default=1,
+    b.add_argument("--attempts", type=bench.ATTEMPTS, default=1,
                    help="max_gen_attempts of the ad-hoc row (default 1)")
-    b.add_argument("--boards", type=Number(1, 4096, what="boards"), default=2000,
+    b.add_argument("--boards", type=bench.BOARDS, default=2000,
                    help="boards per timed repeat (default 2000)")
     b.add_argument("--seed", type=Number(0, INT64_MAX), default=0,
                    help="shifts which board indices are timed (default 0)")
-    b.add_argument("--repeats", type=Number(1, 1000), default=5,
+    b.add_argument("--repeats", type=bench.REPEATS, default=5,
                    help="timed repeats; the median is reported (default 5)")
+    b.add_bound(bench.WORK)
     b.set_defaults(func=cmd_bench)
 
     _add_discovered_commands(sub)

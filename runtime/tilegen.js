@@ -6,7 +6,10 @@
 // that `tilegen export-tables` writes (the module does not read TOML). No dependencies:
 // node 20 and browsers; BigInt for the seeds.
 
-import { deriveAt, exactInteger, fnv1a64, Pcg32 } from './rng.js';
+import { deriveAt, fnv1a64, Pcg32 } from './rng.js';
+import {
+  boardInputs, dailyInputs, indexValue, parseDate, seedValue,
+} from './tile/inputs.js';
 import {
   buildGraph, coversCategories, Defect, drawLayout, layoutChecks, layoutDefect, Reason,
   selectElements, BP,
@@ -34,86 +37,18 @@ const DEFECT_NAMES = Object.keys(Defect);
 const MAX_LAYERS = 4;
 const TOOLS_TO_WIN_NAMES = ['0', '1', '2', '3', 'more', 'unknown']; // -1: unknown
 
-/** The exported row of (city, level, revision) in `tables`; throws if absent. */
+/** The exported row of (city, level, revision) in `tables`; throws as `tilegen generate`
+ * refuses (an unknown city, a level or revision outside its domain or not in the tables). */
 export function findRow(tables, cityId, levelId, revision = 1) {
-  const key = `${cityId}:${levelId}:${revision}`;
-  const row = tables.rows.find((r) => r.key === key);
-  if (!row) throw new Error(`no row ${key} in the exported tables`);
-  return row;
+  return boardInputs(cityId, levelId, { revision }, tables).row;
 }
 
-// What the runtime refuses, as tilegen refuses it (tilegen/cli.py seed_value, index_value,
-// MAX_INDEX; boardcore/dates.py parse_date), with the very message texts: refusing is better
-// than a board made of another value under the asked one's id. runtime/test/
-// refused-inputs.json lists bad values with tilegen's messages; tests/test_tilegen_js.py
-// holds both sides to it. Numbers must be safe integers (rng.js exactInteger): a larger one
-// may be another value rounded.
-export const SEED_END = 1n << 64n; // seeds are uint64: [0, 2^64)
-// audit board indices are int64 (the block [i, i + 1) must fit): [-1, MAX_INDEX)
-export const MAX_INDEX = (1n << 63n) - 1n;
-// exactly YYYY-MM-DD, ASCII digits: another ISO form of the same day would change the seed
-const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
-// what Python's str.isprintable() refuses beyond ASCII (repr escapes it)
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Z}]/u;
-
-/** A uint64 seed (BigInt or safe integer Number) as a BigInt; RangeError outside [0, 2^64). */
-export function seedValue(seed) {
-  const v = exactInteger(seed, 'the seed');
-  if (v < 0n || v >= SEED_END) throw new RangeError(`must be in [0, 2^64), got ${v}`);
-  return v;
-}
-
-/**
- * An audit board index (-1: the production board) in [-1, 2^63 - 1), given as a BigInt or a
- * safe integer Number. Returned as a Number when it is safe, else as the BigInt (the record's
- * `seed_index` then is that BigInt: a Number would round it).
- */
-export function indexValue(index) {
-  const v = exactInteger(index, 'the index');
-  if (v < -1n) throw new RangeError(`must be >= -1 (-1: the production board), got ${v}`);
-  if (v >= MAX_INDEX) throw new RangeError(`must be < 2^63 - 1 (int64 board indices), got ${v}`);
-  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-}
-
-/** Python's repr() of a string, for messages that quote one as tilegen's do. */
-function pyRepr(text) {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const c = ch.codePointAt(0);
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c < 0x7f || !UNPRINTABLE.test(ch)) out += ch;
-    else if (c <= 0xff) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += `\\U${c.toString(16).padStart(8, '0')}`;
-  }
-  return out + quote;
-}
-
-/**
- * `text` if it is a calendar date written YYYY-MM-DD (boardcore/dates.py parse_date, `what`
- * naming the value); else TypeError (not a string) or RangeError, with parse_date's message
- * (the reason in brackets is Python's date.fromisoformat's, checked year, month, day).
- */
-export function parseDate(text, what = 'date') {
-  if (typeof text !== 'string') {
-    throw new TypeError(`${what} ${String(text)}: write the date as YYYY-MM-DD, e.g. 2026-01-01`);
-  }
-  if (!DATE.test(text)) {
-    throw new RangeError(`${what} ${pyRepr(text)}: write the date as YYYY-MM-DD, e.g. 2026-01-01`);
-  }
-  const [y, m, d] = text.split('-').map(Number);
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
-  const why = y < 1 ? `year ${y} is out of range` : m < 1 || m > 12 ? 'month must be in 1..12'
-    : d < 1 || d > days ? 'day is out of range for month' : null;
-  if (why) throw new RangeError(`${what} ${text}: not a calendar date (${why})`);
-  return text;
-}
+// What the runtime refuses, as tilegen refuses it, with the very message texts: the checks
+// live in ./tile/inputs.js (generateBoard, dailyBoard, resolveBoard and generateRow go
+// through them); tests/test_tilegen_js.py walks every input against the command line.
+export {
+  MAX_INDEX, SEED_END, indexValue, levelValue, parseDate, seedValue,
+} from './tile/inputs.js';
 
 /**
  * Seed, index and closing work of a board (protocol §2; batch.closing_of). `which`: `{}`,
@@ -135,11 +70,12 @@ export function resolveBoard(row, which = {}) {
   return { seed, index, closing: Close.SEARCH | (sampled ? Close.DIAGNOSE : 0) };
 }
 
-/** generateBoard(cityId, levelId, {seed | index | revision}, tables) (05 §18). */
+/** generateBoard(cityId, levelId, {seed | index | revision}, tables) (05 §18); every input
+ * checked as `tilegen generate` checks it (./tile/inputs.js boardInputs), first. */
 export function generateBoard(cityId, levelId, which, tables) {
-  const row = findRow(tables, cityId, levelId, (which && which.revision) || 1);
-  const { seed, index, closing } = resolveBoard(row, which || {});
-  return generateRow(row, seed, index, closing);
+  const { row, seed, index: i } = boardInputs(cityId, levelId, which, tables);
+  const { seed: s, index, closing } = resolveBoard(row, { seed, index: i });
+  return generateRow(row, s, index, closing);
 }
 
 function gateExcess(stats, prm) {
@@ -167,13 +103,13 @@ export function dailySeed(date, cityId) {
  * revision of it) with seed `dailySeed(date, cityId)` and all the closing work.
  */
 export function dailyBoard(cityId, date, tables) {
-  parseDate(date, '--daily'); // first, as tilegen/daily.py board_of: the same message
+  const { city, date: day } = dailyInputs(cityId, date, tables); // as tilegen generate --daily
   if (!tables.daily) throw new Error('the exported tables have no daily setting (daily.toml)');
-  const levelId = tables.daily.cities[cityId] ?? tables.daily.levelId;
-  const rows = tables.rows.filter((r) => r.cityId === cityId && r.levelId === levelId);
-  if (!rows.length) throw new Error(`no row of ${cityId} level ${levelId} in the tables`);
+  const levelId = tables.daily.cities[city] ?? tables.daily.levelId;
+  const rows = tables.rows.filter((r) => r.cityId === city && r.levelId === levelId);
+  if (!rows.length) throw new Error(`no row of ${city} level ${levelId} in the tables`);
   const row = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
-  return generateRow(row, dailySeed(date, cityId), null, Close.SEARCH | Close.DIAGNOSE);
+  return generateRow(row, dailySeed(day, city), null, Close.SEARCH | Close.DIAGNOSE);
 }
 
 /** The attempt loop (attempt.generate_tile_boards) for one seed; `index`: the audit board

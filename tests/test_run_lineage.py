@@ -78,6 +78,82 @@ def test_latest_follows_the_table_root_it_audited(tmp_path):
     assert runs.latest(vdir) == "r"
 
 
+SECOND = "20261201T100000Z"
+
+
+@pytest.mark.parametrize("ids, newest", [
+    # one table and N: the id's claim counter, read as a number
+    ((f"{SECOND}-ab12cd34-n16", f"{SECOND}-ab12cd34-n16-2"), f"{SECOND}-ab12cd34-n16-2"),
+    ((f"{SECOND}-ab12cd34-n16-9", f"{SECOND}-ab12cd34-n16-10"), f"{SECOND}-ab12cd34-n16-10"),
+    # edited tables (another hash) or another N in the same second: the ids' text order
+    ((f"{SECOND}-ab12cd34-n16", f"{SECOND}-ff000000-n16"), f"{SECOND}-ff000000-n16"),
+    ((f"{SECOND}-ab12cd34-n256", f"{SECOND}-ab12cd34-n32"), f"{SECOND}-ab12cd34-n32"),
+])
+def test_latest_on_a_same_second_tie_does_not_depend_on_which_run_finishes_last(
+        tmp_path, ids, newest):
+    """Two full runs of one root started in the same second (Operations IV, defect 11):
+    LATEST went to whichever finished last; now both finishing orders give the same run
+    (decision 291), and a run of a later second still wins whatever its id."""
+    root = tmp_path / "tables"
+    root.mkdir()
+    for order in (ids, ids[::-1]):
+        vdir = tmp_path / "-".join(order) / "metric_v1"
+        vdir.mkdir(parents=True)
+        for run_id in order:
+            finish(vdir, run_id, "2026-12-01T10:00:00+00:00", root, root)
+        assert runs.latest(vdir) == newest, order
+        finish(vdir, "0-later", "2026-12-01T10:00:01+00:00", root, root)
+        assert runs.latest(vdir) == "0-later"
+
+
+def test_runs_says_a_damaged_latest_in_one_line_and_lists_the_runs(tmp_path):
+    """`minegen runs` was silent about a LATEST that names no run, cannot be read or is
+    not a regular file (Operations IV, defect 11): one line says which and why, and every
+    run is still listed, none marked LATEST."""
+    out = tmp_path / "out"
+    vdir = out / "metric_v1"
+    vdir.mkdir(parents=True)
+    root = tmp_path / "tables"
+    root.mkdir()
+    finish(vdir, f"{SECOND}-ab12cd34-n16", "2026-12-01T10:00:00+00:00", root, root)
+    latest = vdir / "LATEST"
+
+    def damage(how: str) -> None:
+        if latest.is_dir() and not latest.is_symlink():
+            latest.rmdir()
+        elif latest.exists() or latest.is_symlink():
+            latest.unlink()
+        if how == "ghost":
+            latest.write_text("20261130T000000Z-ab12cd34-n16\n")
+        elif how == "bytes":
+            latest.write_bytes(b"\xff\xfe run\n")
+        elif how == "fifo":
+            os.mkfifo(latest)
+        elif how == "folder":
+            latest.mkdir()
+        elif how == "link":
+            latest.symlink_to(vdir / f"{SECOND}-ab12cd34-n16")
+        elif how == "empty":
+            latest.write_text("")
+
+    for how, says in [("ghost", "names run 20261130T000000Z-ab12cd34-n16, which is not a "
+                                "finished run folder here"),
+                      ("bytes", "is not UTF-8 text"), ("fifo", "is a FIFO"),
+                      ("folder", "is a folder"), ("link", "is a symbolic link"),
+                      ("empty", "is empty")]:
+        damage(how)
+        p = run_cli("minegen", "runs", "--out", out)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, (how, p.stderr)
+        assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"minegen runs: {latest} "), \
+            (how, p.stderr)
+        assert says in p.stderr and "no run there is LATEST" in p.stderr, (how, p.stderr)
+        assert f"{SECOND}-ab12cd34-n16" in p.stdout and "(LATEST)" not in p.stdout, p.stdout
+    latest.unlink()
+    runs.set_latest(vdir, f"{SECOND}-ab12cd34-n16")
+    p = run_cli("minegen", "runs", "--out", out)
+    assert p.returncode == 0 and p.stderr == "" and "(LATEST)" in p.stdout, p
+
+
 def toy_tables(root: Path, p: float) -> str:
     root.mkdir(parents=True)
     (root / "toy.toml").write_text(f'[[rows]]\nname = "alpha"\nsize = 1\np = {p}\n'

@@ -196,3 +196,70 @@ def test_a_template_started_ahead_is_taken_by_its_session_or_stopped(tmp_path):
     with template.early((), str(tmp_path / "later"), sigint_held):
         assert template._running is None
     assert not (tmp_path / "later").exists()
+
+
+HOLD = """
+import os, sys, time
+sys.path.insert(0, sys.argv[2])
+from pipeline.engine.session import ClusterSpec, session
+if __name__ == "__main__":
+    with session(ClusterSpec(workers=1, out=sys.argv[1])) as s:
+        s.client.run(os.getpid)
+        print("ready", flush=True)
+        time.sleep(600)
+"""
+
+
+def _holding(out: Path):
+    """A process holding an embedded session (its template's socket in ``out``), started
+    in a process group of its own (a killed run leaves no worker behind)."""
+    import signal
+
+    p = subprocess.Popen([sys.executable, "-c", HOLD, str(out), str(Path(__file__).parent)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         start_new_session=True)
+    if p.stdout.readline().strip() != "ready":
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail("the holding session did not start")
+    return p
+
+
+def _sockets(out: Path) -> dict[str, list[str]]:
+    import stat
+
+    return {d.name: sorted(f.name for f in d.iterdir() if stat.S_ISSOCK(f.lstat().st_mode))
+            for d in sorted((out / ".workers").iterdir())} if (out / ".workers").exists() else {}
+
+
+def test_a_killed_runs_socket_is_removed_by_the_next_run_never_a_live_ones(tmp_path):
+    """An audit killed by SIGKILL leaves its template's listener socket in --out/.workers
+    (Operations IV, defect 11): the next run on the machine removes the sockets whose
+    owner process is gone, and leaves a live run's alone (and every folder goes when the
+    runs end)."""
+    import signal
+
+    out = tmp_path / "out"
+    out.mkdir()
+    killed = _holding(out)
+    (dead,) = _sockets(out)
+    assert int(dead.split("-")[0], 36) == killed.pid
+    assert _sockets(out)[dead][0].startswith("listener-")
+    os.killpg(killed.pid, signal.SIGKILL)  # the run and everything it started
+    killed.wait(timeout=30)
+    assert list(_sockets(out)) == [dead]  # left behind: nobody removed it
+    live = _holding(out)
+    try:
+        (alive,) = [d for d in _sockets(out) if d != dead]
+        assert dead not in _sockets(out), "the dead run's socket is still there"
+        with session(ClusterSpec(workers=1, out=str(out))) as s:
+            facts = list(s.client.run(_facts).values())
+            held = _sockets(out)
+            assert alive in held and held[alive] and len(held) == 2, held
+        assert facts[0]["ppid"] != os.getpid()  # forked from this run's template
+        assert list(_sockets(out)) == [alive]  # a live run's socket is never removed
+    finally:
+        os.killpg(live.pid, signal.SIGKILL)
+        live.wait(timeout=30)
+    with session(ClusterSpec(workers=1, out=str(out))):
+        pass
+    assert list(out.iterdir()) == []

@@ -210,6 +210,26 @@ def test_bad_input_exits_2_with_one_line(capsys, tables, args, says):
     assert says in err
 
 
+@pytest.mark.parametrize("source, says", [
+    ("", "defines no run_seeds(plan, seeds), the plain reading's entry"),
+    ("run_seeds = 3\n", "defines no run_seeds(plan, seeds), the plain reading's entry"),
+    ("import no_such_module_here\n", "does not load (ModuleNotFoundError: No module named"),
+    ("def run_seeds(plan, seeds)\n", "does not load (SyntaxError: "),
+])
+def test_a_plain_file_that_is_not_the_plain_reading_exits_2_before_any_board(
+        capsys, tables, tmp_path, source, says):
+    """`tilegen bench --plain FILE` with a FILE that lacks run_seeds (or does not load):
+    one line naming what FILE lacks, exit 2, before a kernel runs (Operations IV, defect
+    11; it was a traceback after the kernel's timing)."""
+    plain = tmp_path / "plain.py"
+    plain.write_text(source)
+    rc, out, err = run_cli(capsys, "bench", "--levels", 1, "--boards", 1, "--repeats", 1,
+                           "--plain-boards", 1, "--plain", plain, "--tables", tables)
+    assert rc == 2 and out == "" and "Traceback" not in err, err
+    assert err.startswith(f"tilegen: bench: --plain {plain}: ") and says in err, err
+    assert len(err.strip().splitlines()) == 1 and "benchmarks/tilegen_plain.py" in err, err
+
+
 def test_missing_table_root_exits_2(capsys, tmp_path):
     rc, _, err = run_cli(capsys, "generate", "beijing", 1, "--tables", tmp_path / "nowhere")
     assert rc == 2 and "Traceback" not in err and err.startswith("table validation failed")

@@ -9,6 +9,7 @@ registry cannot be reached)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -260,33 +261,59 @@ console.log(JSON.stringify(out));
 """
 
 
-def generate_option_type(option: str):
-    """The type ``tilegen generate`` reads ``option`` with (its own parser's, whatever it
-    is): its ArgumentTypeError is the message a user sees after ``argument OPTION:``."""
-    import argparse
-
-    from tilegen.cli import build_parser
-
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return next(a.type for a in sub.choices["generate"]._actions if option in a.option_strings)
+class Taken(Exception):
+    """tilegen took every input: it would make the board of these (row, seed, index)."""
 
 
-def python_refusal(entry: dict, catalog) -> str | None:
+def cli_line(argv: list[str], monkeypatch) -> tuple[int, str, tuple | None]:
+    """``tilegen ARGV`` in this process: (exit code, stderr, what it would generate: the row
+    key, seed and index), the board itself never made (every check comes before it)."""
+    from cli_harness import run_cli
+
+    def made(plan, *, seed=None, index=None):
+        raise Taken(plan.row_key, seed, index)
+
+    with monkeypatch.context() as m:
+        m.setattr("tilegen.generate.generate_planned", made)
+        try:
+            p = run_cli("tilegen", *argv)
+        except Taken as t:
+            return 0, "", t.args
+    return p.returncode, p.stderr, None
+
+
+CLI_WORDS = (re.compile(r"tilegen: generate: (?:argument [^:]+: )?(.*) "
+                        r"\(see tilegen generate --help\)"), re.compile(r"tilegen: (.*)"))
+
+
+def cli_outcome(what: str, text: str | None, monkeypatch) -> tuple[str | None, tuple | None]:
+    """`tilegen generate beijing 1` (or `--daily`) with ``text`` for the input ``what``
+    (None: left out): (the refusal as the runtime words it: the command line's one line
+    without its frame, ``tilegen: generate: argument X: `` ... `` (see ... --help)`` or
+    ``tilegen: ``; None when tilegen takes it, and then what it would make). A refusal is
+    always exit 2 and one line."""
+    city, level, options = "beijing", "1", []
+    if what == "city":
+        city, level = (text, "1") if text is not None else (None, None)
+    elif what == "level":
+        level = text
+    elif what == "date":
+        level, options = None, [f"--daily={text}"]
+    elif text is not None:
+        options = [f"--{what}={text}"]
+    argv = ["generate", *options, "--", *(v for v in (city, level) if v is not None)]
+    rc, err, made = cli_line(argv, monkeypatch)
+    if rc == 0:
+        return None, made
+    line = err.strip()
+    assert rc == 2 and "\n" not in line and "Traceback" not in line, (argv, err)
+    return next(m.group(1) for w in CLI_WORDS if (m := w.fullmatch(line))), None
+
+
+def python_refusal(entry: dict, monkeypatch) -> str | None:
     """tilegen's message for a refused-inputs.json entry (None: tilegen takes the value):
-    --seed / --index as `tilegen generate` parses them, a date as `--daily` (board_of)."""
-    import argparse
-
-    from tilegen.daily import board_of
-    from tilegen.errors import InputError
-
-    try:
-        if entry["what"] == "date":
-            board_of(catalog, "beijing", entry["text"])
-        else:
-            generate_option_type(f"--{entry['what']}")(entry["text"])
-    except (argparse.ArgumentTypeError, InputError) as e:
-        return str(e)
-    return None
+    --seed / --index / --daily as `tilegen generate` reads them."""
+    return cli_outcome(entry["what"], entry["text"], monkeypatch)[0]
 
 
 def default_rows(path: Path) -> Path:
@@ -294,14 +321,13 @@ def default_rows(path: Path) -> Path:
     return path
 
 
-def test_js_refuses_what_tilegen_refuses_with_the_same_message(node, tmp_path):
+def test_js_refuses_what_tilegen_refuses_with_the_same_message(node, tmp_path, monkeypatch):
     """The seeds, indices and dates of refused-inputs.json: tilegen refuses each with the
     listed message, and runtime/tilegen.js (generateBoard, dailyBoard, from tables that have
     a daily setting) throws a RangeError or TypeError with the very same text."""
     entries = json.loads(REFUSED.read_text())["refused"]
     assert {e["what"] for e in entries} == {"seed", "index", "date"}
-    catalog = load_tables()
-    assert [python_refusal(e, catalog) for e in entries] == [e["message"] for e in entries]
+    assert [python_refusal(e, monkeypatch) for e in entries] == [e["message"] for e in entries]
     p = subprocess.run([node, "--input-type=module", "-e", JS_REFUSALS, str(REFUSED),
                         str(default_rows(tmp_path / "rows.json"))],
                        capture_output=True, text=True, timeout=600, cwd=REPO)
@@ -355,3 +381,94 @@ def test_node_takes_tilegens_boundary_values_and_rebuilds_their_boards(node, tmp
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
     c = tap_counts(p.stdout)
     assert c["fail"] == 0 and c["skipped"] == 0 and c["pass"] >= 5, c
+
+
+# ------------------------- every input of generateBoard and dailyBoard x hostile values
+# Generated: each input of generateBoard (city, level, revision, seed, index) and
+# dailyBoard's date, the others valid, takes each hostile value below; tilegen's command
+# line (`tilegen generate beijing 1 ...`, `--daily`) and the runtime must both take it, or
+# both refuse it with the same message (Operations IV, defects 11 and 14).
+
+INPUTS = ("city", "level", "revision", "seed", "index", "date")
+# (how the JS test gives it, the text): BigInt(text), Number(text), the text, or null (the
+# command line leaves the input out)
+HOSTILE = [("string", t) for t in (
+    "abc", "12", "0", "", "   ", " 7 ", "0x10", "1_0", "-3", "1.5", "1e3", "\u0661\u0662",
+    "\uff17", "2026-01-01", "9" * 40, "1" + "0" * 4400)] + [
+    ("null", None), ("number", "-1"), ("number", "0"), ("number", "7"), ("number", "1.5"),
+    ("number", "NaN"), ("number", "-Infinity"), ("number", "1e+21"), ("bigint", "-2"),
+    ("bigint", "1" + "0" * 30), ("bigint", str(2**64 - 1))]
+
+
+def js_only(what: str, kind: str, text: str | None) -> str | None:
+    """The refusals only JavaScript can meet, in its own words (docs/tilegen-js.md): a
+    seed or index given as a Number past 2^53 - 1 (it may be another integer rounded), and
+    no date at all (the command line without --daily is another command)."""
+    n = float(text) if kind == "number" else 0.0
+    if what in ("seed", "index") and math.isfinite(n) and n == int(n) and abs(n) > 2**53 - 1:
+        return (f"not a safe integer: {text} (a Number past 2^53 - 1 may be another "
+                f"integer rounded; give the {what} as a BigInt)")
+    if what == "date" and kind == "null":
+        return "--daily null: write the date as YYYY-MM-DD, e.g. 2026-01-01"
+    return None
+
+
+WALK_JS = """
+import { readFileSync } from 'node:fs';
+import { dailyBoard, generateBoard } from './runtime/tilegen.js';
+const [casesPath, rowsPath] = process.argv.slice(1);
+const tables = JSON.parse(readFileSync(rowsPath, 'utf8'));
+const out = JSON.parse(readFileSync(casesPath, 'utf8')).map(({ what, kind, text }) => {
+  const v = kind === 'bigint' ? BigInt(text) : kind === 'number' ? Number(text)
+    : kind === 'null' ? null : text;
+  try {
+    let r;
+    if (what === 'date') r = dailyBoard('beijing', v, tables);
+    else if (what === 'city') r = generateBoard(v, 1, {}, tables);
+    else if (what === 'level') r = generateBoard('beijing', v, {}, tables);
+    else r = generateBoard('beijing', 1, { [what]: v }, tables);
+    const rec = r.record;
+    return { taken: [`${rec.city_id}:${rec.level_id}:${rec.revision}`, String(rec.stream_seed),
+      rec.seed_index === null ? null : String(rec.seed_index)] };
+  } catch (err) {
+    return { error: err.constructor.name, message: err.message };
+  }
+});
+console.log(JSON.stringify(out));
+"""
+
+
+def test_every_input_of_the_runtime_refuses_as_the_command_line_does(node, tmp_path,
+                                                                    monkeypatch):
+    """Every input x hostile value (non-numeric and numeric strings, empty, blank, null,
+    negative, float, huge, Unicode digits): the runtime's refusal is the command line's
+    one-line message, word for word, and what the command line takes the runtime takes,
+    as the same row and seed (``revision: 0`` was taken as revision 1)."""
+    cases = [{"what": w, "kind": k, "text": t} for w in INPUTS for k, t in HOSTILE]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    p = subprocess.run([node, "--input-type=module", "-e", WALK_JS, str(tmp_path / "cases.json"),
+                        str(default_rows(tmp_path / "rows.json"))],
+                       capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert p.returncode == 0, p.stderr[-3000:]
+    differ, taken, refused = [], 0, 0
+    for case, js in zip(cases, json.loads(p.stdout), strict=True):
+        what, kind, text = case["what"], case["kind"], case["text"]
+        if (own := js_only(what, kind, text)) is not None:
+            if js.get("message") != own:
+                differ.append((case, js, f"JS-only: {own}"))
+            continue
+        # the command line's text is what String() writes of the JS value (HOSTILE's text)
+        want, made = cli_outcome(what, text, monkeypatch)
+        if want is not None:
+            refused += 1
+            if js.get("message") != want:
+                differ.append((case, js, want))
+            continue
+        taken += 1
+        key, seed, index = made
+        expect = [key, str(seed), None] if seed is not None else \
+            [key, js.get("taken", [None] * 3)[1], str(-1 if index is None else index)]
+        if js.get("taken") != expect:
+            differ.append((case, js, f"taken: {made}"))
+    assert differ == [], "\n".join(f"{c} JS {j} CLI {w!r}" for c, j, w in differ)
+    assert taken >= 10 and refused >= 100, (taken, refused)

@@ -15,7 +15,7 @@ The plain reading (a file the caller names: ``--plain benchmarks/tilegen_plain.p
 checkout; the library never looks for it) plays the same draws with all the closing work on
 every board: its per-board blocks must equal the kernel's (run the same way), else the ratio
 is withheld (``same`` false). The ratio compares both on the same first ``plain_boards``
-boards.
+boards. The options' domains are declared here, for the command line and ``run`` alike.
 """
 
 from __future__ import annotations
@@ -27,21 +27,38 @@ from pathlib import Path
 
 import numpy as np
 
+from boardcore.domains import Number
+
 from .errors import InputError
 
+BOARDS = Number(1, 4096, what="boards")  # audit boards 0..N-1 a repeat
+REPEATS = Number(1, 1000)
+PLAIN_BOARDS = Number(1, 1000, what="boards")  # run() also takes 0: no plain reading
 REQUIRED_RATIO = 50  # the issue: the kernel at least 50x faster than the plain reading
 EXTRAS_BOUND = 0.25  # the extras at most a quarter of a board's kernel time (decision 190)
 
 
+PLAIN_API = "run_seeds"  # run_seeds(plan, seeds) -> one int block a board, as the kernel's
+
+
 def plain_reading(path: str | Path):
-    """The plain-Python reading module at ``path`` (bad path: InputError, exit 2)."""
+    """The plain-Python reading module at ``path``: a Python file that loads and defines
+    ``run_seeds``. Anything else (no such file, one that raises while it loads, one without
+    the function) is InputError, exit 2, before any board is timed."""
     path = Path(path)
+    hint = "in a checkout it is benchmarks/tilegen_plain.py"
     if not path.is_file() or path.suffix != ".py":
-        raise InputError(f"bench: --plain {path}: no such Python file; in a checkout it is "
-                         "benchmarks/tilegen_plain.py")
+        raise InputError(f"bench: --plain {path}: no such Python file; {hint}")
     spec = importlib.util.spec_from_file_location("tilegen_plain", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # its own code raised: the reading given is not usable
+        why = " ".join(f"{type(e).__name__}: {e}".split())
+        raise InputError(f"bench: --plain {path}: does not load ({why}); {hint}") from None
+    if not callable(getattr(module, PLAIN_API, None)):
+        raise InputError(f"bench: --plain {path}: defines no {PLAIN_API}(plan, seeds), the "
+                         f"plain reading's entry; {hint}")
     return module
 
 
@@ -88,9 +105,10 @@ def run(levels, *, city: str = "beijing", revision: int = 1, repeats: int = 7,
     from .generate import plan_for
     from .table_loader import load_tables
 
-    if repeats < 1 or not 1 <= boards <= 4096 or plain_boards < 0:
-        raise InputError("bench: --repeats must be >= 1, --boards in [1, 4096] and "
-                           "--plain-boards >= 0")
+    if not (REPEATS.holds(repeats) and BOARDS.holds(boards)
+            and (plain_boards == 0 or PLAIN_BOARDS.holds(plain_boards))):
+        raise InputError(f"bench: --repeats must be {REPEATS}, --boards {BOARDS} and "
+                         f"--plain-boards 0 (none) or {PLAIN_BOARDS}")
     plain_boards = min(plain_boards, boards)
     catalog = load_tables(tables)
     wanted = [(city, int(lv), revision) for lv in levels]

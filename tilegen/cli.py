@@ -18,6 +18,7 @@ from boardcore.cli import (BOARD_EXIT_HELP, VALIDATE_EXIT_HELP, command_for, int
 from boardcore.domains import Number, Parser
 from boardcore.output import file_target, write_file
 
+from . import bench
 from .codes import STRATEGY_NAMES
 from .errors import InputError
 from .generate import MAX_INDEX, index_problem, seed_problem
@@ -51,9 +52,13 @@ def index_value(text: str) -> int:
     return value
 
 
-# the walker's values for the two hand-written types (tests/test_option_domains.py)
-seed_value.bad_values = dom.SEED64.bad_values
-index_value.bad_values = Number(-1, MAX_INDEX, hi_open=True).bad_values
+# the two hand-written types' domains (the help states them) and the walker's values
+# (tests/test_option_domains.py); their messages are their own (runtime/tilegen.js says
+# the same, tests/test_tilegen_js.py)
+seed_value.domain = dom.SEED64
+index_value.domain = Number(-1, MAX_INDEX, hi_open=True)
+seed_value.bad_values = seed_value.domain.bad_values
+index_value.bad_values = index_value.domain.bad_values
 
 
 def level_list(text: str) -> tuple[int, ...]:
@@ -65,6 +70,7 @@ def level_list(text: str) -> tuple[int, ...]:
 
 
 level_list.bad_values = lambda: ["", ",", "1,x", "0", "1,2," + "9" * 30, "nan"]
+level_list.domain, level_list.each = LEVEL, True
 
 
 @command
@@ -95,9 +101,7 @@ def _catalog_with(root, city: str, level: int, revision: int):
     keys = catalog.keys()
     if (city, level, revision) in keys:
         return catalog
-    cities = sorted({k[0] for k in keys})
-    if city not in cities:
-        raise InputError(f"unknown city {city!r}; known cities: {', '.join(cities)}")
+    catalog.city(city)  # InputError naming the known cities (the daily's words too)
     have: dict[int, list[int]] = {}
     for c, lv, rev in keys:
         if c == city:
@@ -266,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "seed FNV-1a-64 of 'city:level:revision').")
     g.add_argument("city", help="city id, e.g. beijing")
     g.add_argument("level", type=LEVEL, nargs="?", default=None,
-                   help="level id, 1..6 (left out with --daily)")
+                   help="level id, as the tables name it (left out with --daily)")
     g.add_argument("--revision", type=REVISION, default=None, help="generation revision (default 1)")
     seed = g.add_mutually_exclusive_group()
     seed.add_argument("--seed", type=seed_value, default=None,
@@ -342,16 +346,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated level ids (default 1,2,3,4,5,6)")
     b.add_argument("--city", default="beijing", help="city id (default beijing)")
     b.add_argument("--revision", type=REVISION, default=1, help="revision (default 1)")
-    b.add_argument("--repeats", type=Number(1, 1000), default=7,
+    b.add_argument("--repeats", type=bench.REPEATS, default=7,
                    help="timed kernel repeats; the median is reported (default 7)")
-    b.add_argument("--boards", type=Number(1, 1 << 16, what="boards"), default=32,
+    b.add_argument("--boards", type=bench.BOARDS, default=32,
                    help="audit boards 0..N-1 per kernel repeat (default 32)")
-    b.add_argument("--plain-boards", type=Number(1, 1000, what="boards"), default=2,
+    b.add_argument("--plain-boards", type=bench.PLAIN_BOARDS, default=2,
                    help="boards the plain reading plays (the first of them; the ratio "
                         "compares the kernel on these same boards; default 2)")
     b.add_argument("--plain", metavar="FILE", default=None,
                    help="the plain-Python reading to compare with (a checkout's "
-                        "benchmarks/tilegen_plain.py); without it the kernel alone is timed")
+                        "benchmarks/tilegen_plain.py: a Python file defining run_seeds(plan, "
+                        "seeds)); without it the kernel alone is timed")
     b.add_argument("--format", choices=("text", "json"), default="text",
                    help="text: a table; json: one object per level")
     b.add_argument("--tables", default=None, help="table root (default: tables/tilematch/)")

@@ -264,7 +264,8 @@ class Catalog:
         for c in self.cities:
             if c.id == city_id:
                 return c
-        raise InputError(f"unknown city {city_id!r}; known: {[c.id for c in self.cities]}")
+        known = ", ".join(sorted(c.id for c in self.cities))
+        raise InputError(f"unknown city {city_id!r}; known cities: {known}")
 
     def keys(self) -> list[tuple[str, int, int]]:
         """Every row key, sorted."""

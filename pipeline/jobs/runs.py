@@ -7,6 +7,7 @@ finished rows, kept for ``minegen audit --resume <run_id>``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from boardcore.errors import InputError
 
 from .. import hints
 from ..store import atomic
-from ..store.runs import PARTIAL_PREFIX, VERSION_DIR, latest
+from ..store.runs import LATEST, PARTIAL_PREFIX, VERSION_DIR, latest, latest_problem
 from ..store.shards import ShardStore
 
 
@@ -44,12 +45,23 @@ def json_or_empty(path: Path) -> dict:
         return {}
 
 
-def list_runs(out: str) -> list[Entry]:
+def version_dirs(out: str) -> list[Path]:
     root = Path(out)
-    vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
-                   if VERSION_DIR.match(d.name) and d.is_dir())
+    return sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
+                  if VERSION_DIR.match(d.name) and d.is_dir())
+
+
+def damaged_latest(out: str) -> list[str]:
+    """One line for each LATEST under ``out`` that names no finished run (it names a run
+    that is not there, cannot be read, holds no run id, or is no regular file)."""
+    return [f"{vdir / LATEST} {why}: no run there is LATEST (the runs are listed; the "
+            "next full audit of its tables rewrites it)"
+            for vdir in version_dirs(out) if (why := latest_problem(vdir))]
+
+
+def list_runs(out: str) -> list[Entry]:
     entries = []
-    for vdir in vdirs:
+    for vdir in version_dirs(out):
         newest = latest(vdir)
         for d in sorted(p for p in vdir.iterdir() if p.is_dir()):
             if d.name.startswith(PARTIAL_PREFIX):
@@ -115,6 +127,8 @@ def cmd_runs(args) -> int:
             print(f"no partial run to remove under {args.out}")
         return 0
     entries = list_runs(args.out)
+    for line in damaged_latest(args.out):  # said, and the listing goes on
+        print(f"minegen runs: {line}", file=sys.stderr)
     if not entries:
         print(f"no runs under {args.out}")
         return 0

@@ -102,3 +102,10 @@ def claim_name(base: str, take: Callable[[str], T], what: str, where: Path,
         except FileExistsError:
             continue
     raise InputError(f"no free {what} under {where} after {tries} tries ({base}-N)")
+
+
+def claim_order(name: str) -> tuple[str, int]:
+    """Where ``name`` falls among the names ``claim_name`` gives: ``base`` < ``base-2`` <
+    ``base-10`` (the counter read as a number), other bases in text order."""
+    head, _, k = name.rpartition("-")
+    return (head, int(k)) if k.isdigit() and head else (name, 1)

@@ -87,7 +87,7 @@ def advance_latest(vdir: Path, run_id: str, created_utc: str, root: str | None =
         if root and theirs and not same_root(theirs, root):
             if not (default_root and same_root(root, default_root)):
                 return str(current), theirs  # another root's lineage: not this run's
-        elif not newer_than_latest(vdir, created_utc):
+        elif not newer_than_latest(vdir, created_utc, run_id):
             return None
         set_latest(vdir, run_id)
         return None
@@ -107,11 +107,12 @@ def _manifest_of(vdir: Path, run_id: str | None) -> dict:
     return got if isinstance(got, dict) else {}
 
 
-def newer_than_latest(vdir: Path, created_utc: str) -> bool:
-    """True when a run created at ``created_utc`` is newer than the run LATEST names (or
-    LATEST names none that can be read)."""
-    theirs = _manifest_of(vdir, latest(vdir)).get("created_utc")
-    return not isinstance(theirs, str) or created_utc >= theirs
+def newer_than_latest(vdir: Path, created_utc: str, run_id: str = "") -> bool:
+    """True when run ``run_id`` made at ``created_utc`` comes after LATEST's (or LATEST names
+    none): by second, then by id in claim order, whoever finishes last (decision 291)."""
+    theirs = _manifest_of(vdir, current := latest(vdir)).get("created_utc")
+    return not isinstance(theirs, str) or (created_utc, atomic.claim_order(run_id)) >= (
+        theirs, atomic.claim_order(str(current)))
 
 
 def to_json(obj) -> str:
