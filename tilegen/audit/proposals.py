@@ -11,6 +11,10 @@ Proposals never flatten a city's curve: a city's targets, with every proposal ap
 fall from each level to the next by at least ``min_step`` (``--min-step``). A proposal that
 would break that (level 5 at 0.98 beside level 4 at 0.97) is withheld, with the reason: the
 data cannot support a curve with it, and the designer gets the conflict instead of a number.
+
+A proposal outside its level's tool-free band (acceptance.toml) is one ``tilegen validate``
+refuses: its next step is the band edit that admits it (decision 282), named by file,
+level, key and value, one value per level that admits every city's proposal there.
 """
 
 from __future__ import annotations
@@ -68,3 +72,39 @@ def keep_curves(rows: list[dict], min_step: float) -> None:
                 for r in (r1, r2):
                     if "proposal" in r:
                         r["proposal_withheld"] = {"value": r.pop("proposal"), "why": why}
+
+
+def band_edits(rows: list[dict], bands: dict[int, list[float]], file: str) -> None:
+    """Per row with a proposal: its level's tool-free band (``band``, from ``bands``: level
+    -> [min, max], ``reconcile_tables.bands``); a proposal outside
+    it gets ``next_step``, the edit of ``file`` (the run's acceptance.toml) that admits it:
+    the level's tool_free_min lowered to the lowest proposal below it, or tool_free_max
+    raised to the highest above it (every city's row of the level shares the band)."""
+    need = defaultdict(list)
+    for r in rows:
+        band = bands.get(r["level_id"])
+        if "proposal" not in r or not band:
+            continue
+        r["band"] = band
+        if r["proposal"] < band[0]:
+            need[(r["level_id"], "tool_free_min", band[0])].append(r)
+        elif r["proposal"] > band[1]:
+            need[(r["level_id"], "tool_free_max", band[1])].append(r)
+    for (level, key, now), group in need.items():
+        values = [r["proposal"] for r in group]
+        value = min(values) if key == "tool_free_min" else max(values)
+        for r in group:
+            r["next_step"] = {"file": file, "level_id": level, "key": key, "from": now,
+                              "value": value, "rows": len(group)}
+
+
+def next_step_text(r: dict) -> str:
+    """The band edit a proposal outside its band needs first, in words."""
+    e = r["next_step"]
+    side = "below" if e["key"] == "tool_free_min" else "above"
+    return (f"the players' {r['proposal']} lies {side} level {e['level_id']}'s tool-free "
+            f"band [{r['band'][0]}, {r['band'][1]}], so `tilegen validate` refuses it as a "
+            f"target; next step: in {e['file']}, the [[levels]] row level_id = "
+            f"{e['level_id']}: {e['key']} = {e['value']} (now {e['from']}; the band of "
+            f"every city's level {e['level_id']} and its boards' gate, so audit again), "
+            f"then target_pass_rate {r['target']} -> {r['proposal']}")

@@ -1,14 +1,16 @@
 """``minegen reconcile``: players' telemetry against a finished tilegen audit run (05 §17;
 decisions 196-198, 250-253). Per (city, level, revision) and per seed: sessions, the
 players' pass rate (tool-free first attempts: the figure target_pass_rate means) with its
-Wilson interval and the win rate as its own figure, tool use, peak slot, the fail-step
+interval and the win rate as its own figure, tool use, peak slot, the fail-step
 distribution and time against the level's target duration, beside the audit's simulated
 figures for the same board. Flags: abnormal seeds (an exact beta-binomial test around the
 calibrated bot figure, Benjamini-Hochberg across seeds), rows whose calibrated prediction
 lies outside the observed interval (when the calibration is informative), and rows off
-their target (significant and beyond the practical margin), proposed or withheld to keep
-the city's curve. Exit 0: consistent; 1: something flagged; 2: bad input; 130 / 143:
-interrupted by SIGINT / SIGTERM (one line; no report folder, or a whole one).
+their target, proposed or withheld to keep the city's curve; each flag needs its gap
+beyond the practical margin as well as significance (decision 279). The calibration is
+fitted robustly (decision 280); a row's interval counts its boards' scatter (decision
+281). Exit 0: consistent; 1: something flagged; 2: bad input; 130 / 143: interrupted by
+SIGINT / SIGTERM (one line; no report folder, or a whole one).
 
 A win is a ``win``; a ``quit`` session is counted apart and left out of every rate (the
 player neither passed nor failed the board). Bad rows and exact duplicates are reported
@@ -75,7 +77,6 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     n_col, w_col = ("first_played", "first_free_wins") if first else ("played", "free_wins")
     seeds = (per_seed(t).join(figures, on=[*schema.KEY, "seed"], how="left")
              .with_columns(pl.col(n_col).alias("pass_n"), pl.col(w_col).alias("pass_wins")))
-    bands = _bands(run_dir)
     tested = seeds.filter(pl.col("q_best").is_not_null()
                           & (pl.col("pass_n") >= min_sessions))
     wins = tested["pass_wins"].to_numpy().astype(float)
@@ -84,10 +85,13 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
     if tested.height >= 3:
         judged = candidates.judge(tested, wins, n, list(schema.KEY))
         pick = candidates.choose(judged)
-        res = overdispersion.test_boards(tested[pick["key"]].to_numpy(), wins, n, fdr)
-        keep = res["keep"]
+        res = overdispersion.test_boards(tested[pick["key"]].to_numpy(), wins, n, fdr, margin)
+        keep, weight = res["keep"], res["weights"]
         calib = {"a": res["ab"][0], "b": res["ab"][1], "monotone": res["ab"][1] > 0,
-                 "boards": int(keep.sum()), "column": pick["key"], "figure": pick["figure"],
+                 "boards": int(keep.sum()), "downweighted": int((keep & (weight < 0.5)).sum()),
+                 "check": overdispersion.check(wins, n, res, tested["level_id"].to_numpy(),
+                                               margin),
+                 "column": pick["key"], "figure": pick["figure"],
                  "informative": pick["informative"], "rows": pick["rows"],
                  "rows_at_ceiling": pick["rows_at_ceiling"],
                  "held_out_mae": stats.held_out_error(tested[pick["key"]].to_numpy()[keep],
@@ -98,11 +102,14 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
                                 for c in judged], **res["uncertainty"]}
         tested = tested.with_columns(pl.Series("predicted", res["predicted"]),
                                      pl.Series("p_value", res["p"]),
+                                     pl.Series("fit_weight", weight),
+                                     pl.Series("significant", res["significant"]),
                                      pl.Series("abnormal", res["abnormal"]))
     abnormal = tested.filter(pl.col("abnormal")) if "abnormal" in tested.columns else \
         tested.clear()
-    rows = _rows(seeds, calib, bands, abnormal.select(tally.SEED), margin, min_sessions)
+    rows = _rows(seeds, calib, abnormal.select(tally.SEED), margin, min_sessions)
     proposals.keep_curves(rows, min_step)
+    proposals.band_edits(rows, *reconcile_tables.bands(run_dir))  # decision 282
     return {"run": str(run_dir), "telemetry": str(telemetry), "fdr": fdr,
             "synthetic": read.synthetic(telemetry), "first_attempts": first,
             "margin": margin, "min_step": min_step,
@@ -136,27 +143,15 @@ def _nothing_usable(telemetry: Path, bad: pl.DataFrame, dups: dict) -> str:
             f"rows ({why}{more})")
 
 
-def _bands(run_dir: Path) -> dict[tuple, list[float]]:
-    """Each row's tool-free band [min, max] from the run's aggregates (acceptance.toml)."""
-    path = run_dir / "aggregates.parquet"
-    if not path.is_file():
-        return {}
-    from boardcore import files
-
-    agg = pl.read_parquet(files.checked(path))  # a run's own file: never through a link
-    if "tool_free_min" not in agg.columns:
-        return {}
-    return {tuple(r[:3]): [r[3], r[4]] for r in agg.select(
-        *schema.KEY, "tool_free_min", "tool_free_max").rows() if r[3] is not None}
-
-
-def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict, abnormal: pl.DataFrame,
-          margin: float, min_sessions: int) -> list[dict]:
+def _rows(seeds: pl.DataFrame, cal: dict | None, abnormal: pl.DataFrame, margin: float,
+          min_sessions: int) -> list[dict]:
     """Per row: the players' pass rate comparable with the target (``pass_n``,
     ``pass_wins``: decision 250) over the row's boards less its abnormal seeds, with its
-    Wilson interval; the players' win rate (every played session, tools and revives
+    interval (Wilson at the sessions' effective number: the boards' scatter counted,
+    decision 281); the players' win rate (every played session, tools and revives
     included) on its own; the calibrated prediction where the calibration is informative;
     the target judged (``proposals.judge``)."""
+    tau2 = cal["tau2"] if cal else 0.0
     out = []
     flagged = seeds.join(abnormal.with_columns(pl.lit(True).alias("_ab")), on=tally.SEED,
                          how="left").with_columns(pl.col("_ab").fill_null(False))
@@ -164,14 +159,17 @@ def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict, abnormal: pl.DataF
         kept = g.filter(~pl.col("_ab"))
         played, wins = int(g["played"].sum()), int(g["wins"].sum())
         n, k = int(kept["pass_n"].sum()), int(kept["pass_wins"].sum())
-        lo, hi = wilson(k, n) if n else (0.0, 1.0)
+        per = kept.filter(pl.col("pass_n") > 0)
+        eff, lo, hi = (stats.scattered_interval(per["pass_wins"].to_numpy(),
+                                                per["pass_n"].to_numpy(), tau2)
+                       if n else (0, 0.0, 1.0))
         w_lo, w_hi = wilson(wins, played) if played else (0.0, 1.0)
         prod = g.filter(pl.col("seed_index") == -1)
         target = g["target_pass_rate"].drop_nulls()
         row = dict(zip(schema.KEY, key), sessions=int(g["sessions"].sum()), played=played,
                    wins=wins, win_rate=wins / played if played else None, win_lo=w_lo,
                    win_hi=w_hi, pass_n=n, pass_wins=k, observed=k / n if n else None,
-                   lo=lo, hi=hi, abnormal_left_out=g.height - kept.height,
+                   lo=lo, hi=hi, n_effective=eff, abnormal_left_out=g.height - kept.height,
                    target=float(target[0]) if target.len() else None)
         if prod.height:
             row.update(production_tool_free=prod["tool_free_pass_rate"][0],
@@ -183,15 +181,15 @@ def _rows(seeds: pl.DataFrame, cal: dict | None, bands: dict, abnormal: pl.DataF
         if cal is not None and known.height and int(known["pass_n"].sum()) == n:
             # the row's players played these boards: the prediction weighs each by its
             # sessions, as the observed rate does; flagged when its interval and the
-            # players' do not meet (the calibration's uncertainty counts, decision 202),
-            # and only when the calibration can tell rows apart (decision 251)
+            # players' do not meet (the calibration's uncertainty counts, decision 202)
+            # and the gap is beyond the margin (decision 279), and only when the
+            # calibration can tell rows apart (decision 251)
             pred, p_lo, p_hi = stats.mean_interval(cal, known[cal["column"]].to_numpy(),
                                                    known["pass_n"].to_numpy())
             row.update(predicted=pred, predicted_lo=p_lo, predicted_hi=p_hi,
-                       outside=bool(cal["informative"]) and (p_hi < lo or p_lo > hi))
+                       outside=bool(cal["informative"]) and (p_hi < lo or p_lo > hi)
+                       and abs(k / n - pred) > margin + 1e-12)
         proposals.judge(row, margin, min_sessions)
-        if "proposal" in row and tuple(key) in bands:  # a target must lie in the band
-            row["band"] = bands[tuple(key)]
         out.append(row)
     return out
 
@@ -247,17 +245,24 @@ def summary(doc: dict, folder: Path) -> str:
                      + ("" if c["informative"] else
                         f"; UNINFORMATIVE: {c['column']} is at its ceiling on "
                         f"{c['rows_at_ceiling']} of {c['rows']} rows"))
+        k = c["check"]
+        if not (k["map_holds"] and k["scatter_holds"]):  # decision 283
+            from .reconcile_page import _check_words
+
+            lines.append("  MODEL CHECK: " + _check_words(k))
     for s in doc["abnormal_seeds"]:
         lines.append(f"  abnormal seed {s['city_id']} {s['level_id']} r{s['revision']} seed "
                      f"{s['seed']}: players' pass rate {s['pass_wins'] / s['pass_n']:.2f} of "
                      f"{s['pass_n']}, "
                      f"predicted {s['predicted']:.2f} (p {_p(s['p_value'])})")
     for r in doc["rows"]:
-        if "proposal" in r:
+        if "next_step" in r:  # outside the band: the band's edit first (decision 282)
+            lines.append(f"  band first {r['city_id']} {r['level_id']} r{r['revision']}: "
+                         + proposals.next_step_text(r))
+        elif "proposal" in r:
             lines.append(f"  proposal {r['city_id']} {r['level_id']} r{r['revision']}: "
                          f"target_pass_rate {r['target']} -> {r['proposal']} (players "
-                         f"{r['lo']:.2f}-{r['hi']:.2f}, {r['pass_n']} sessions)"
-                         + _outside(r))
+                         f"{r['lo']:.2f}-{r['hi']:.2f}, {r['pass_n']} sessions)")
         elif "proposal_withheld" in r:
             w = r["proposal_withheld"]
             lines.append(f"  withheld {r['city_id']} {r['level_id']} r{r['revision']}: "
@@ -270,13 +275,6 @@ def summary(doc: dict, folder: Path) -> str:
 def _p(p: float) -> str:
     text = overdispersion.p_text(p)
     return text if text.startswith("<") else f"= {text}"
-
-
-def _outside(r: dict) -> str:
-    band = r.get("band")
-    if not band or band[0] <= r["proposal"] <= band[1]:
-        return ""
-    return f"; outside the level's band [{band[0]}, {band[1]}] (acceptance.toml)"
 
 
 def cmd_reconcile(args) -> int:
@@ -393,9 +391,9 @@ def add_reconcile(sub, command) -> None:
     r.add_argument("--min-sessions", type=dom.SESSIONS, default=MIN_SESSIONS,
                    help=f"played sessions before a seed is tested (default {MIN_SESSIONS})")
     r.add_argument("--margin", type=dom.MARGIN, default=proposals.MARGIN,
-                   help="practical margin: a row's target is off only when its players' "
-                        "interval excludes it and the gap is larger than this (default "
-                        f"{proposals.MARGIN}: 3 points)")
+                   help="practical margin: a row's target is off, a seed abnormal and a row "
+                        "off its prediction only when significant and the gap is larger "
+                        f"than this (default {proposals.MARGIN}: 3 points)")
     r.add_argument("--min-step", type=dom.MARGIN, default=proposals.MIN_STEP,
                    help="proposed targets must fall by at least this from each level to "
                         f"the next (default {proposals.MIN_STEP})")

@@ -12,12 +12,14 @@ from pipeline.reports import docsite, render
 from pipeline.reports.document import FAIL, WARN, Cell, Figure, Para, Section, Table
 
 from ..telemetry.overdispersion import p_text
+from .proposals import next_step_text
 from .reconcile_chart import chart
 from .reconcile_curves import city_curves
 
 LEGEND = ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
-          "tilegen audit run named below. The players' intervals are 95 % Wilson intervals; "
-          "a prediction's carries the calibration's uncertainty and the boards' scatter.</p>")
+          "tilegen audit run named below. The players' pass-rate intervals are 95 % Wilson "
+          "intervals at the sessions' effective number (the boards' scatter counted); a "
+          "prediction's carries the calibration's uncertainty and the boards' scatter.</p>")
 SITE = "../../.."  # the output folder, seen from <out>/tilegen/reconcile/<stamp>/
 
 
@@ -34,8 +36,9 @@ def legend(doc: dict, here: str | os.PathLike | None = None) -> str:
     compared = (f'<a href="{render.h(os.path.relpath(run / "report.html", here))}">'
                 f"{render.h(run.name)}</a>" if inside else render.h(str(run)))
     return ('<p class="na">Players: the telemetry sessions of this input. Simulation: the '
-            f"tilegen audit run {compared}. The players' intervals are 95 % Wilson intervals; "
-            "a prediction's carries the calibration's uncertainty and the boards' scatter. The "
+            f"tilegen audit run {compared}. The players' pass-rate intervals are 95 % Wilson "
+            "intervals at the sessions' effective number (the boards' scatter counted); a "
+            "prediction's carries the calibration's uncertainty and the boards' scatter. The "
             "session schema and what reconcile compares: "
             f"{render.doc_link('docs/telemetry.md', SITE, 'minegen reconcile')}.</p>")
 
@@ -74,10 +77,17 @@ def _verdict(doc: dict) -> Section:
             "cannot tell those rows apart, so no row is judged against its prediction and "
             "the audit will not judge targets by it; the proposals below come from the "
             "players alone.", strong=True))
+    check = (c or {}).get("check")
+    if check and not (check["map_holds"] and check["scatter_holds"]):
+        sec.blocks.append(Para(
+            "MODEL CHECK: " + _check_words(check) + " Flags of those boards may be the "
+            "model's, not the boards' (see Does the model hold?).", strong=True))
     sec.blocks.append(Para(
         f"{len(doc['abnormal_seeds'])} abnormal seed(s) (false-discovery rate "
-        f"{doc['fdr']:.0%}), {len(off)} row(s) whose players miss the calibrated "
-        f"prediction, {len(prop)} target-rate proposal(s)"
+        f"{doc['fdr']:.0%}, and more than {100 * doc['margin']:.0f} points from the "
+        f"prediction), {len(off)} row(s) whose players miss the calibrated "
+        f"prediction by more than {100 * doc['margin']:.0f} points, {len(prop)} target-rate "
+        "proposal(s)"
         + (f" and {len(held)} withheld: applied, they would flatten a city's curve, so the "
            "data cannot support a curve there" if held else "")
         + f", from {doc['sessions']} distinct sessions on {len(doc['rows'])} row(s) of the "
@@ -126,9 +136,13 @@ def _calibration(doc: dict) -> Section:
         f"Predicted players' pass rate = logistic({c['a']:.3f} + {c['b']:.3f} · logit(q)), "
         f"q being {c['figure']}"
         + ("" if c["column"] in c["figure"] else f" ({c['column']} in the records)")
-        + f"; fitted on {c['boards']} of "
-        f"the {len(doc['seeds'])} tested boards (a board flagged abnormal is left out of the "
-        f"refit), each with at least {doc['min_sessions']} sessions. "
+        + f"; fitted robustly on {c['boards']} of "
+        f"the {len(doc['seeds'])} tested boards, each with at least {doc['min_sessions']} "
+        f"sessions ({c.get('downweighted', 0)} of them with less than half a say; "
+        f"{len(doc['seeds']) - c['boards']} more given none, each more than 4.685 of its "
+        "allowed deviations off the mapping, so an abnormal board cannot move it; each board's "
+        "weight also counts the boards' scatter, so thousands of sessions on one board do "
+        "not outweigh the rest). "
         + ("It rises with q (monotone). " if c["monotone"] else
            "WARNING: it falls as q rises: the bot's figure does not order these boards. ")
         + f"Held-out error of this calibration: on boards left out of the fit (5 folds) the "
@@ -169,16 +183,20 @@ def _rows(doc: dict) -> Section:
     sec = Section("rows", "Rows: players against the target and the simulation")
     sec.blocks.append(Para(
         "Players' pass rate: the figure compared with target_pass_rate (see the verdict), "
-        "over the row's boards without its abnormal seeds, with its 95 % Wilson interval "
-        "and the sessions behind it. Win rate: every win over played sessions, tools and "
+        "over the row's boards without its abnormal seeds, with its 95 % interval (Wilson "
+        "at the sessions' effective number: the row's boards scatter by the calibration's "
+        "tau2, so sessions on a few boards say less than as many on many) and the sessions "
+        "behind it. Win rate: every win over played sessions, tools and "
         "revives included (quits left out), its own figure. Simulated: the production "
         "board's scripted tool-free and tool-assisted pass rates (the three strategies "
         "together). Predicted: the calibrated players' pass rate of the boards the row's "
         "players played, with its 95 % interval (the calibration's uncertainty and the "
-        "boards' scatter); marked when it and the players' interval do not meet. Proposal: "
+        "boards' scatter); marked when it and the players' interval do not meet and the two "
+        "differ by more than the margin. Proposal: "
         "the players' pass rate, where the players' interval excludes target_pass_rate "
         "(presets.toml) by more than the margin; withheld when it would flatten the city's "
-        "curve; a proposal outside the level's tool-free band (acceptance.toml) says so."))
+        "curve; a proposal outside the level's tool-free band (acceptance.toml), which "
+        "`tilegen validate` would refuse, names the band's edit as its next step."))
     rows = []
     for r in doc["rows"]:
         off = r.get("outside")
@@ -217,9 +235,8 @@ def _proposal(r: dict) -> str:
         return "—"
     text = (f"{_pct(r['proposal'])} ({_span(r['lo'], r['hi'])}, {r['pass_n']} sessions; "
             f"gap {100 * r['gap']:+.1f} points)")
-    band = r.get("band")
-    if band and not band[0] <= r["proposal"] <= band[1]:
-        return f"{text}, outside the level's band {_pct(band[0])}–{_pct(band[1])}"
+    if "next_step" in r:  # outside the band: its edit comes first (decision 282)
+        return f"band first: {next_step_text(r)} ({text})"
     return text
 
 
@@ -227,14 +244,17 @@ def _seeds(doc: dict) -> Section:
     sec = Section("seeds", "Abnormal seeds")
     if not doc["abnormal_seeds"]:
         sec.blocks.append(Para("None: every tested seed's players are within what the "
-                               "calibration predicts for its board."))
+                               "calibration predicts for its board, or within "
+                               f"{100 * doc['margin']:.0f} points of it."))
         return sec
     sec.blocks.append(Para(
         "Seeds whose players pass far from the calibrated prediction for that very board "
         "(an exact beta-binomial test per seed: boards scatter around the prediction by the "
         "calibration's scatter besides their binomial noise; Benjamini–Hochberg across the "
         f"{len(doc['seeds'])} tested seeds: about {100 * doc['fdr']:.0f} % of the seeds "
-        "listed may be flagged by chance). Each row's command draws the board and writes a "
+        "listed may be flagged by chance), and by more than the practical margin of "
+        f"{100 * doc['margin']:.0f} points (--margin): a significant gap smaller than that "
+        "is not worth a look. Each row's command draws the board and writes a "
         "page to play it."))
 
     def cmd(s: dict) -> str:
@@ -249,6 +269,48 @@ def _seeds(doc: dict) -> Section:
           Cell(_pct(s["predicted"])), Cell(p_text(s["p_value"])),
           Cell(str(s.get("fail_step_p50") or "—")), Cell(cmd(s))]
          for s in doc["abnormal_seeds"]]))
+    return sec
+
+
+def _check_words(k: dict) -> str:
+    """The model check's finding in one sentence or two."""
+    off = [g for g in k["groups"] if g["departs"]]
+    words = ("the logistic-linear map holds on every level within "
+             f"{100 * k['margin']:.0f} points" if not off else
+             "the players depart from the logistic-linear map on level(s) "
+             + ", ".join(f"{g['group']} ({100 * g['gap']:+.1f} points, z {g['z']:+.1f})"
+                         for g in off) + f", beyond the {100 * k['margin']:.0f}-point margin")
+    return (f"{words}; {k['beyond']} of the {k['boards']} boards not flagged lie beyond "
+            "1.96 of their "
+            f"allowed deviation ({k['beyond_allowed']} or fewer expected of normal scatter"
+            + ("" if k["scatter_holds"] else ": the boards scatter with heavier tails than "
+               "the model allows") + ").")
+
+
+def _check(doc: dict) -> Section:
+    sec = Section("model-check", "Does the model hold?")
+    k = (doc["calibration"] or {}).get("check")
+    if not k:
+        sec.blocks.append(Para("Not checked: no calibration was fitted."))
+        return sec
+    sec.blocks.append(Para(
+        "The seed test and the rows' predictions hold while the model does: the players' "
+        "pass rate of a board is logistic(a + b · logit(q)) plus the board's own scatter "
+        "(normal on the logit scale, tau2), and its sessions are binomial around that. Per "
+        "level, over its tested boards: the median gap, players less prediction, and z, "
+        "the median of the boards' standardised residuals times the root of 2 m / pi for "
+        "m boards (standard normal where the map holds). Medians: a few abnormal boards do "
+        "not move them, and a level the map misses shows though each of its boards is "
+        f"flagged. A level departs when |z| exceeds {k['critical_z']:.2f} (the 95 % point, "
+        "Bonferroni over the levels) and its median gap the margin. Finding: "
+        + _check_words(k)))
+    sec.blocks.append(Table(
+        ["level", "boards", "sessions", "flagged abnormal", "median gap (points)", "z",
+         "map"],
+        [[Cell(str(g["group"])), Cell(str(g["boards"])), Cell(str(g["sessions"])),
+          Cell(str(g["abnormal"])), Cell(f"{100 * g['gap']:+.1f}"), Cell(f"{g['z']:+.1f}"),
+          Cell("departs" if g["departs"] else "holds", FAIL if g["departs"] else None)]
+         for g in k["groups"]]))
     return sec
 
 
@@ -284,6 +346,7 @@ def html(doc: dict, here: str | os.PathLike | None = None) -> str:
               "not by players.") if doc.get("synthetic") else None
     return render.html("Telemetry against the simulation",
                        [_verdict(doc), _chart(doc), city_curves(doc), _rows(doc), _seeds(doc),
-                        _calibration(doc), *funnel_page.reconcile_sections(doc),
+                        _calibration(doc), _check(doc),
+                        *funnel_page.reconcile_sections(doc),
                         _bad(doc)],
                        badge=badge, legend=legend(doc, here), banner=banner)

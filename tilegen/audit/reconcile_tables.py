@@ -9,12 +9,15 @@ same words end the exit-2 line.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
+from boardcore import files
 from boardcore.errors import InputError
 from pipeline import hints
 from pipeline.store import runs
 
+from ..table_checks import ACCEPTANCE_FILE
 from ..table_loader import DEFAULT_ROOT, content_hash
 from ..telemetry import tally
 
@@ -58,3 +61,30 @@ def line(differs: tuple[str, str], doc: dict) -> str:
     held = (f"{unheld:,} of {total:,} sessions are of boards it does not hold" if unheld
             else "it holds a board for every session, but its targets may not be the game's")
     return f"reconcile: {differs[0]}: {held}; {differs[1]}"
+
+
+def bands(run_dir: Path) -> tuple[dict[int, list[float]], str]:
+    """(level -> its tool-free band [min, max], the acceptance file that holds them): the
+    run's own gates (its aggregates) where it has them, else its table root's
+    acceptance.toml (the shipped one for a run folder whose manifest names no root); an
+    absent tool_free_max is 1. ({}, file) when neither can be read."""
+    import polars as pl
+
+    try:
+        root = runs.read_json(run_dir / "manifest.json").get("table_root") or DEFAULT_ROOT
+    except InputError:  # a folder of records alone: the shipped tables
+        root = DEFAULT_ROOT
+    file = str(Path(root) / ACCEPTANCE_FILE)
+    agg = run_dir / "aggregates.parquet"
+    if agg.is_file() and "tool_free_min" in pl.read_parquet_schema(files.checked(agg)):
+        rows = pl.read_parquet(files.checked(agg),
+                               columns=["level_id", "tool_free_min", "tool_free_max"])
+        return ({lv: [lo, 1.0 if hi is None else hi] for lv, lo, hi in rows.rows()
+                 if lo is not None}, file)
+    try:
+        levels = tomllib.loads(files.read_text(file, follow=True)).get("levels", [])
+        return ({int(v["level_id"]): [float(v["tool_free_min"]),
+                                      float(v.get("tool_free_max", 1.0))]
+                 for v in levels}, file)
+    except (OSError, ValueError, KeyError, TypeError, files.Refused):
+        return {}, file

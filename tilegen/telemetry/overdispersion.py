@@ -1,6 +1,7 @@
 """Boards of a row differ beyond binomial noise (issue 32; decision 252): the abnormal-seed
 test models that scatter, so its false-discovery rate holds at any number of sessions per
-board.
+board while the model's conditions hold (a logistic-linear map from the bot figure to the
+players, and boards scattering around it: ``check`` measures both).
 
 The model: a board's players pass at a rate drawn around the calibrated prediction for its
 bot figure, with ``tau2`` (on the logit scale) the boards' own scatter plus the prediction's
@@ -127,32 +128,121 @@ def p_values(wins, n, mu, var_logit) -> np.ndarray:
                      for k, m, e, r in zip(wins, n, mu, rho)])
 
 
-def test_boards(x, wins, n, fdr: float) -> dict:
-    """Flag the boards whose players pass unlike the calibration predicts for their bot
-    figure ``x``: fit, flag (Benjamini-Hochberg at ``fdr``), fit again without the flagged
-    boards, estimate the scatter on every board from that fit, and flag again. Returns the
-    mapping (a, b), its uncertainty (``stats.uncertainty`` on the kept boards, plus
-    ``tau2_seeds``: the robust scatter the test used), the prediction, the variance each
-    board's test allows, the p-values and the flags."""
+HUBER, BIWEIGHT = 1.345, 4.685  # the textbook tuning constants (95 % efficiency)
+ITERS = 50
+
+
+def _huber(z: np.ndarray) -> np.ndarray:
+    return np.minimum(1.0, HUBER / np.maximum(np.abs(z), 1e-300))
+
+
+def _biweight(z: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(z) < BIWEIGHT, (1 - (z / BIWEIGHT) ** 2) ** 2, 0.0)
+
+
+def robust_fit(x, wins, n) -> tuple[tuple[float, float], np.ndarray, np.ndarray, float]:
+    """The calibration fitted so that abnormal boards cannot move it (decision 280):
+    ((a, b), each board's robustness weight, its weight in the fit, ``tau2``). Each board's
+    residual logit is standardised by what the model allows it, its binomial variance
+    plus the boards' scatter ``tau2`` (the median equation, ``scatter``, over every board,
+    so the abnormal few cannot inflate it): z = (logit observed - logit predicted) /
+    sqrt(tau2 + v). The fit weighs each board's binomial likelihood by its robustness
+    weight over 1 + n p (1 - p) tau2 (a board's share of the scatter: with thousands of
+    sessions a board says no more than its scatter allows) and is repeated with the new
+    weights until (a, b) moves by less than 1e-9 (at most ITERS times): first with Huber's
+    weights (min(1, 1.345 / |z|): one solution, whatever the start), then from there with
+    Tukey's biweight ((1 - (z / 4.685)^2)^2, 0 beyond 4.685: a board that far off the
+    mapping has no say at all). Fewer than 3 boards left with a say: the Huber fit."""
     x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    l, el = stats.logit(x), empirical_logit(wins, n)
     ab = stats.fit(x, wins, n)
-    eta = ab[0] + ab[1] * stats.logit(x)
-    tau2 = scatter(eta, wins, n)
-    first = stats.bh(p_values(wins, n, stats.logistic(eta), tau2), fdr)
-    keep = ~first if (~first).sum() >= 3 else np.ones(len(x), dtype=bool)
-    if not keep.all():
-        ab = stats.fit(x[keep], wins[keep], n[keep])
-    eta = ab[0] + ab[1] * stats.logit(x)
-    tau2 = scatter(eta, wins, n)  # all boards: the median does not follow the flagged few
+    rob, w, tau2 = np.ones_like(x), np.ones_like(x), 0.0
+    for psi in (_huber, _biweight):
+        for _ in range(ITERS):
+            eta = ab[0] + ab[1] * l
+            p = stats.logistic(eta)
+            tau2 = scatter(eta, wins, n)
+            r = psi((el - eta) / np.sqrt(tau2 + logit_variance(n, p)))
+            if (r > 0).sum() < 3:
+                break  # the biweight would leave too few boards: keep the Huber fit
+            rob, w = r, r / (1 + n * p * (1 - p) * tau2)
+            new = stats.fit(x, wins, n, weights=w)
+            moved = max(abs(new[0] - ab[0]), abs(new[1] - ab[1]))
+            ab = new
+            if moved < 1e-9:
+                break
+    return ab, rob, w, tau2
+
+
+def test_boards(x, wins, n, fdr: float, margin: float = 0.0) -> dict:
+    """Flag the boards whose players pass unlike the calibration predicts for their bot
+    figure ``x``: the robust fit (``robust_fit``), then each board's exact test against
+    it (Benjamini-Hochberg at ``fdr``); a board is abnormal when its test is significant
+    and its players' rate lies more than ``margin`` from the prediction (the practical
+    threshold, decision 279). Returns the mapping (a, b), its uncertainty
+    (``stats.uncertainty`` on the boards with a say in the fit, plus ``tau2_seeds``: the
+    robust scatter the test used), ``keep`` (those boards), the robustness weights, the
+    prediction, the variance each board's test allows, the p-values, the significant and
+    the abnormal boards."""
+    x, wins, n = (np.asarray(v, dtype=np.float64) for v in (x, wins, n))
+    ab, rob, w, tau2 = robust_fit(x, wins, n)
+    keep = rob > 0
+    unc = stats.uncertainty(x[keep], wins[keep], n[keep], ab, weights=w[keep])
+    unc["tau2_seeds"] = tau2
     # the intervals keep decision 202's tau2 (the mean excess over the kept boards: every
     # misfit of the mapping's form widens them); the seeds' test takes the median's, which
     # the boards it looks for cannot inflate
-    unc = stats.uncertainty(x[keep], wins[keep], n[keep], ab)
-    unc["tau2_seeds"] = tau2
     l = stats.logit(x)
     (c00, c01), (_, c11) = unc["cov"]
     var = tau2 + np.maximum(c00 + 2 * c01 * l + c11 * l * l, 0.0)  # scatter + the fit's own
-    pred = stats.logistic(eta)
+    pred = stats.logistic(ab[0] + ab[1] * l)
     p = p_values(wins, n, pred, var)
-    return {"ab": ab, "uncertainty": unc, "keep": keep, "predicted": pred, "var_logit": var,
-            "p": p, "abnormal": stats.bh(p, fdr)}
+    significant = stats.bh(p, fdr)
+    far = np.abs(wins / np.maximum(n, 1) - pred) > margin + 1e-12
+    return {"ab": ab, "uncertainty": unc, "keep": keep, "weights": rob, "predicted": pred,
+            "var_logit": var, "p": p, "significant": significant,
+            "abnormal": significant & far}
+
+
+def check(wins, n, res: dict, groups, margin: float) -> dict:
+    """The model's conditions measured on the tested boards (decision 283). The map: per
+    group of boards (a level), the median of the boards' gaps (players less prediction)
+    and z, the median of their standardised residuals times sqrt(2 m / pi) (standard
+    normal for m boards where the map holds); medians, so a few abnormal boards do not
+    make a level depart, and a level the map misses shows though each of its boards is
+    flagged. A group departs when its median gap is beyond ``margin`` and |z| beyond the
+    two-sided 95 % point with Bonferroni over the groups. The scatter: how many boards not
+    flagged lie beyond 1.96 of their allowed deviation, against the 5 % normal scatter
+    gives (its 99 % upper count: heavier tails are more boards than that)."""
+    from statistics import NormalDist
+
+    wins, n = np.asarray(wins, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    pred = res["predicted"]
+    z = ((empirical_logit(wins, n) - stats.logit(pred))
+         / np.sqrt(res["var_logit"] + logit_variance(n, pred)))
+    gap = wins / np.maximum(n, 1) - pred
+    groups = np.asarray(groups)
+    labels = sorted(set(groups.tolist()))
+    crit = NormalDist().inv_cdf(1 - 0.025 / max(1, len(labels)))
+    out = []
+    for g in labels:
+        m = groups == g
+        med = float(np.median(gap[m]))
+        zg = float(np.median(z[m]) * math.sqrt(2 * m.sum() / math.pi))
+        out.append({"group": g, "boards": int(m.sum()), "sessions": int(n[m].sum()),
+                    "abnormal": int(res["abnormal"][m].sum()), "gap": med, "z": zg,
+                    "departs": bool(abs(med) > margin + 1e-12 and abs(zg) > crit)})
+    ok = ~res["abnormal"]
+    m = int(ok.sum())
+    beyond = int((np.abs(z[ok]) > 1.96).sum())
+    cdf, allowed = 0.0, m
+    for k in range(m + 1):  # the 99 % point of Binomial(m, 0.05)
+        cdf += math.exp(math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+                        + k * math.log(0.05) + (m - k) * math.log(0.95))
+        if cdf >= 0.99:
+            allowed = k
+            break
+    return {"groups": out, "critical_z": crit, "margin": margin, "boards": m,
+            "beyond": beyond, "beyond_allowed": allowed,
+            "map_holds": not any(o["departs"] for o in out),
+            "scatter_holds": beyond <= allowed}
