@@ -195,3 +195,34 @@ def test_the_to_do_never_offers_a_change_the_tune_refuses():
     assert "without the row's feature it holds (`fog_region_count = 0`)" in said[(2, 2)]
     assert "`tune_locked = true`" in said[(2, 4)]  # the drop breaks the table: lock it
     assert "not on boards 256-1023" in said[(2, 6)] and "N 4,000" in said[(2, 6)]
+
+
+def test_dropping_a_feature_says_what_its_level_keeps():
+    """Issue 40 item 3: the level-2 rows' next step "without the fog it holds" says that
+    level 2 would then ship with no fog when its other rows place none either ((2, 0), the
+    locked reference row, places none on the default tables), and names the rows that
+    keep it otherwise."""
+    from types import SimpleNamespace
+
+    fog = {(2, 0): 0.1, (2, 2): 0.0, (2, 4): 2.0, (2, 6): 6.0, (3, 0): 4.0}
+    base = SimpleNamespace(rows={k: {"fog_cells_mean": v} for k, v in fog.items()})
+
+    def row(key, change=None, drop=True):
+        return {"key": list(key), "change": change,
+                "drop": {"holds": drop, "change": "fog_region_count = 0"} if drop else None}
+
+    rows = [row((2, 2)), row((2, 4)), row((2, 6))]
+    settle.consequences(GENERATOR, base, rows)
+    said = rows[0]["drop"]["consequence"]
+    assert said.startswith("level_index 2 would keep the fog on (2, 0) only")
+    assert "(2, 2) drops it" in said and "(3, 0)" not in said
+    base.rows[(2, 0)] = {"fog_cells_mean": 0.0}
+    rows = [row((2, 2)), row((2, 4)), row((2, 6), change={"figures": {
+        "fog cells per board": 12.0}}, drop=False)]
+    settle.consequences(GENERATOR, base, rows)
+    assert rows[0]["drop"]["consequence"].startswith("level_index 2 would keep the fog on "
+                                                     "(2, 6) only")
+    rows[2] = row((2, 6))
+    settle.consequences(GENERATOR, base, rows)
+    assert rows[1]["drop"]["consequence"].startswith("level_index 2 would then ship with "
+                                                     "no fog")

@@ -27,7 +27,7 @@ from ..store import runs
 from .curve import Curve
 from .evaluate import round_of, run_batch
 from .explore import explore, frozen
-from .settle import confirm_words, confirmation, joint_rows, settle
+from .settle import confirm_words, confirmation, consequences, joint_rows, settle
 
 
 PAIR_FIELDS = 4  # the pair search: pairs of the row's first 4 candidate fields ...
@@ -86,6 +86,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
     for key, c in done.added.items():  # rows a joint change edits that did not fail
         changes[key] = c["change"]
+    consequences(gen, base, rows)  # what dropping a feature does to the row's curve
     what_if = _what_ifs(gen, catalog, a, base, folder,
                         [r for r in rows if not r["change"]], progress)
     for cands in every.values():  # the raw frames served the curve: not part of tune.json

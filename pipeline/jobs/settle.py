@@ -149,3 +149,39 @@ def joint_rows(gen, done: Settled, literal) -> list[dict]:
              "fields": c["change"], "lines": c["lines"], "figures": c["figures"],
              "boards": c["boards"], "margin": c["margin"], "cost": c["cost"]}
             for k, c in sorted(done.added.items())]
+
+
+
+def consequences(gen, base: runs.Run, rows: list[dict]) -> None:
+    """Issue 40 item 3: a row whose next step is to drop its feature says what that does to
+    its curve (the rows sharing its first key field: minegen's level, tile-match's city)
+    if every row left without a proposal dropped it: which rows would still deliver it.
+    Sets ``drop["consequence"]``; nothing for a generator that declares no feature."""
+    kept = [c for c in gen.tune_costs if c.keep is not None]
+    if not kept:
+        return
+    c = kept[0]
+    proposed = {tuple(r["key"]): r["change"]["figures"].get(c.label)
+                for r in rows if r.get("change")}
+    dropping = {tuple(r["key"]) for r in rows
+                if not r.get("change") and (r.get("drop") or {}).get("holds")}
+
+    def delivered(k: tuple) -> float:
+        if k in dropping:
+            return 0.0
+        got = proposed[k] if k in proposed else c.value(base.rows[k])
+        return got or 0.0
+
+    feature = c.feature or c.label
+    for r in rows:
+        key = tuple(r["key"])
+        if key not in dropping:
+            continue
+        group = sorted(k for k in base.rows if k[0] == key[0])
+        still = [gen.label(k) for k in group if delivered(k) > 0]
+        head = (f"{gen.key_fields[0]} {key[0]} would then ship with no {feature}"
+                if not still else f"{gen.key_fields[0]} {key[0]} would keep {feature} on "
+                f"{', '.join(still)} only")
+        r["drop"]["consequence"] = head + ": " + ", ".join(
+            f"{gen.label(k)} " + ("drops it" if k in dropping else
+                                  f"{c.label} {delivered(k):.{c.digits}f}") for k in group)

@@ -208,7 +208,8 @@ def _drop(doc: dict, r: dict) -> Cell:
                        {**d["figures"], **d.get("shown", {})}, 3, F.noise(r, d))
     return Cell(f"an option, measured: {d['change']} removes {gone}; it holds every hard "
                 f"line{' with margin' if d['margin'] else ' (within noise)'}; what else "
-                f"moves for the player: {moved}" + _breaks(d), WARN)
+                f"moves for the player: {moved}" + _breaks(d)
+                + (f"; {d['consequence']}" if d.get("consequence") else ""), WARN)
 
 
 def _what_if(doc: dict, r: dict) -> Cell:

@@ -102,7 +102,8 @@ def next_step(view: TuneView, r: dict) -> str:
     page lists it only as an option at a cost)."""
     d = r.get("drop") or {}
     if d.get("holds") and not d.get("breaks"):
-        return f"measured: without the row's feature it holds (`{d['change']}`)"
+        return (f"measured: without the row's feature it holds (`{d['change']}`)"
+                + (f"; {d['consequence']}" if d.get("consequence") else ""))
     if view.lock_key:
         return f"accept the failure: `{view.lock_key} = true` on its row of {view.table_file}"
     return "accept the failure"
