@@ -199,7 +199,7 @@ def test_the_to_do_never_offers_a_change_the_tune_refuses():
 
 def test_dropping_a_feature_says_what_its_level_keeps():
     """Issue 40 item 3: the level-2 rows' next step "without the fog it holds" says that
-    level 2 would then ship with no fog when its other rows place none either ((2, 0), the
+    level 2 would then ship without the fog when its other rows place none either ((2, 0), the
     locked reference row, places none on the default tables), and names the rows that
     keep it otherwise."""
     from types import SimpleNamespace
@@ -224,5 +224,5 @@ def test_dropping_a_feature_says_what_its_level_keeps():
                                                      "(2, 6) only")
     rows[2] = row((2, 6))
     settle.consequences(GENERATOR, base, rows)
-    assert rows[1]["drop"]["consequence"].startswith("level_index 2 would then ship with "
-                                                     "no fog")
+    assert rows[1]["drop"]["consequence"].startswith("level_index 2 would then ship "
+                                                     "without the fog")

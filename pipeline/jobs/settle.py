@@ -179,7 +179,7 @@ def consequences(gen, base: runs.Run, rows: list[dict]) -> None:
             continue
         group = sorted(k for k in base.rows if k[0] == key[0])
         still = [gen.label(k) for k in group if delivered(k) > 0]
-        head = (f"{gen.key_fields[0]} {key[0]} would then ship with no {feature}"
+        head = (f"{gen.key_fields[0]} {key[0]} would then ship without {feature}"
                 if not still else f"{gen.key_fields[0]} {key[0]} would keep {feature} on "
                 f"{', '.join(still)} only")
         r["drop"]["consequence"] = head + ": " + ", ".join(
