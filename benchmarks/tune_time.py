@@ -1,5 +1,5 @@
 """Wall time of ``minegen tune`` on the default tables of each generator, whole-table checks
-included (issue 30: minegen within 90 s on a 2-core machine), as a user runs it: the CLI in
+included (issue 40: minegen within 120 s on a 2-core machine), as a user runs it: the CLI in
 a subprocess, a fresh output folder each repeat, the kernel cache warm (one untimed run
 first compiles nothing more). Also what the tune decided (rows with a proposal, per class),
 so a change of speed is read beside a change of outcome. Writes docs/performance.md's
@@ -65,8 +65,11 @@ def main() -> int:
                           "what it decided", "whole-table checks",
                           "load average after each run"], rows)
     body += ("\n\nEach repeat writes a fresh output folder (baseline audit, candidates, the "
+             "multi-field search, joint changes, the confirmation on fresh boards, the "
              "proposed tables' audit, diff), after one untimed run that warms the kernel "
-             "cache. The bound (issue 30): minegen within 90 s on a 2-core machine.")
+             "cache. The bound (issue 40): minegen within 120 s on a 2-core machine, "
+             "confirmation and joint search included. A load average above 2 means other "
+             "work shared the 2 cores during the run.")
     print(body)
     if a.doc:
         perfdoc.write_section("tune", "Tune", body)
