@@ -113,7 +113,14 @@ def publish(doc: bool, name: str, title: str, body: str) -> None:
 
 def write_readme_block(name: str, body: str) -> None:
     """Replace the README's block ``name`` (it must exist: the README decides where)."""
-    text = README.read_text(encoding="utf-8")
+    write_page_block(README, name, body)
+
+
+def write_page_block(page: Path, name: str, body: str) -> Path:
+    """Replace block ``name`` of ``page`` (a README or a doc that quotes a benchmark's
+    figures beside its prose; the block must exist: the page decides where)."""
+    text = page.read_text(encoding="utf-8")
     if f"<!-- begin {name} -->" not in text:
-        raise SystemExit(f"README.md has no block {name}")
-    README.write_text(replace_block(text, name, body), encoding="utf-8")
+        raise SystemExit(f"{page.relative_to(REPO)} has no block {name}")
+    page.write_text(replace_block(text, name, body), encoding="utf-8")
+    return page

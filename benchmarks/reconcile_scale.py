@@ -1,20 +1,24 @@
 """Reconcile at scale (issue: 10 million sessions in under a minute, peak RSS under 1 GB,
-memory bounded by the largest file, not the number of files). A benchmark, not a test.
+in one file or split into many: a file is read in chunks, decision 299). A benchmark, not
+a test.
 
     .venv/bin/python benchmarks/reconcile_scale.py --run RUN_FOLDER [--sessions 1e6,1e7]
-        [--files 30,300] [--repeats 3] [--engine local|dask] [--workers 2] [--doc]
+        [--files 1,30,300] [--repeats 3] [--engine local|dask] [--workers 2] [--doc]
 
 For each size and each file count: synthetic sessions (``tilegen.telemetry.synth``, on the
 run's own boards: every row's production board and audit boards 0-4) spread over as many
 days as files and written as a Parquet dataset partitioned by date (one file a day) into a
-temporary folder; then ``minegen reconcile`` ``--repeats`` times, each in a fresh process
+temporary folder, or with 1 file, over 30 days in one Parquet file (Polars' row groups);
+then ``minegen reconcile`` ``--repeats`` times, each in a fresh process
 under ``/usr/bin/time -v``: wall seconds, peak RSS of the largest process and sessions per
 second, and the peak of the whole process tree (the command, and with ``--engine dask`` its
 scheduler and workers, summed, sampled every 0.1 s), with the machine's load average as each
 run started. The same sessions in 30 files and in
-300 show whether memory follows the files' size or their number. Prints one JSON line per
-size and file count (medians, and each run's figures); ``--doc`` writes the section
-``reconcile-<engine>`` of docs/performance.md.
+300 show whether memory follows the files' size or their number, and one file whether a
+file's size matters at all. Prints one JSON line per size and file count (medians, and
+each run's figures); ``--doc`` writes the section ``reconcile-<engine>`` of
+docs/performance.md and the table ``reconcile-scale-<engine>`` of docs/telemetry.md (its
+Scale section), so neither page's figures are typed by hand.
 """
 
 from __future__ import annotations
@@ -36,17 +40,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import perfdoc  # noqa: E402  (benchmarks/perfdoc.py: writes docs/performance.md)
 
 
-def dataset(run: Path, sessions: int, days: int, folder: Path) -> Path:
-    """``sessions`` synthetic sessions on the run's boards over ``days`` days, one Parquet
-    file a day (the same sessions whatever ``days``: only their dates move)."""
+def dataset(run: Path, sessions: int, files: int, folder: Path) -> Path:
+    """``sessions`` synthetic sessions on the run's boards over ``files`` days, one Parquet
+    file a day (the same sessions whatever ``files``: only their dates move); 1: over 30
+    days, in one file."""
     from tilegen.table_loader import load_tables
     from tilegen.telemetry import synth
 
     boards = synth.boards(load_tables(), 6)
     per = max(1, sessions // boards.height)
-    frame, _ = synth.sessions(boards, per, days, synth.Model(), 11)
+    frame, _ = synth.sessions(boards, per, 30 if files == 1 else files, synth.Model(), 11)
     out = folder / "sessions"
-    frame.write_parquet(out, partition_by="date")
+    if files == 1:
+        out.mkdir()
+        frame.write_parquet(out / "sessions.parquet")
+    else:
+        frame.write_parquet(out, partition_by="date")
     return out
 
 
@@ -71,14 +80,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", required=True, help="a finished tilegen audit run folder")
     ap.add_argument("--sessions", default="1e6,1e7")
-    ap.add_argument("--files", default="30,300",
-                    help="file counts (days, one file a day) of each size")
+    ap.add_argument("--files", default="1,30,300",
+                    help="file counts of each size (days, one file a day; 1: one file)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per size and file count")
     ap.add_argument("--engine", choices=("local", "dask"), default="local")
     ap.add_argument("--workers", type=int, default=2, help="with --engine dask")
     ap.add_argument("--doc", action="store_true", help="write docs/performance.md's section")
     a = ap.parse_args()
-    rows = []
+    rows, short = [], []
     extra = ["--engine", "dask", "--workers", str(a.workers)] if a.engine == "dask" else []
     for n in (int(float(x)) for x in a.sessions.split(",")):
         for days in (int(x) for x in a.files.split(",")):
@@ -99,6 +108,9 @@ def main() -> int:
                               "largest_file": max(sizes), "engine": a.engine, **med,
                               "sessions_per_s": round(total / med["wall_s"]),
                               "runs": runs, "dataset_s": round(made, 1)}), flush=True)
+            short.append([f"{total:,}", f"{len(files)} ({max(sizes):,})", a.engine,
+                          f"{med['wall_s']:.1f} s", f"{med['peak_rss_mb']:.0f} MB",
+                          f"{med['tree_peak_rss_mb']:.0f} MB", f"{med['load']:.1f}"])
             rows.append([f"{total:,}", f"{len(files)} ({max(sizes):,})", a.engine,
                          f"{med['wall_s']:.1f} s ({min(walls):.1f}–{max(walls):.1f})",
                          f"{med['peak_rss_mb']:.0f} MB", f"{med['tree_peak_rss_mb']:.0f} MB",
@@ -115,8 +127,15 @@ def main() -> int:
             f"{a.repeats}; the load average is the machine's (1 minute, {os.cpu_count()} "
             "cores) as each run started, a median: above the core count, other work shared "
             "the cores and the wall is longer than the command's own. Bounds: 10 M sessions "
-            "in under a minute and under 1 GB, in 30 files or 300 (memory follows the "
-            "largest file, not the number of files).")
+            "in under a minute and under 1 GB, in one file, 30 or 300 (a file is read in "
+            "chunks: memory follows neither the files' size nor their number).")
+        perfdoc.write_page_block(
+            perfdoc.REPO / "docs" / "telemetry.md", f"reconcile-scale-{a.engine}",
+            perfdoc.stamp(perfdoc.script_command()) + f" Medians of {a.repeats}; details: "
+            f"[performance.md](performance.md#reconcile-at-scale-{a.engine}-engine).\n\n"
+            + perfdoc.table(["sessions", "files (largest)", "engine", "wall",
+                             "peak RSS, largest process", "peak RSS, all processes",
+                             "load average at start"], short))
     return 0
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..telemetry import candidates, read, schema
+from ..telemetry import candidates, chunks, read, schema
 from . import fit, model
 
 LEVELS = 6
@@ -34,7 +34,7 @@ def histories(telemetry: Path, boards: pl.DataFrame, total: int) -> dict:
     duplicates once)."""
     share = min(1.0, SAMPLE_SESSIONS / max(1, total))
 
-    def query(lf: pl.LazyFrame) -> pl.LazyFrame:  # keeps its columns (``read.collect``)
+    def query(lf: pl.LazyFrame) -> pl.LazyFrame:  # keeps its columns (``chunks.collect``)
         if share < 1.0:  # a fixed sample of players: the hash of the id, not a draw
             lf = lf.filter(pl.col("player_id").hash(seed=7) % 1_000_000
                            < int(share * 1_000_000))
@@ -44,7 +44,7 @@ def histories(telemetry: Path, boards: pl.DataFrame, total: int) -> dict:
     # file by file, as the tallies read them: a line no reader takes is a bad row there,
     # and here it is simply not a session
     kind, found = read.files(Path(telemetry))
-    clean = pl.concat([read.collect(f, kind, query).select(schema.NAMES) for f in found])
+    clean = pl.concat([chunks.collect(f, kind, query).select(schema.NAMES) for f in found])
     per = (clean.join(boards, on=[*schema.KEY, "seed"], how="semi").unique()
            .group_by("city_id", "player_id", "level_id")
            .agg(pl.len().alias("n"), (pl.col("result") == "win").any().alias("won"))

@@ -17,6 +17,10 @@ import polars as pl
 
 QUIT, PLAYED, WON_FREE = 0, 1, 2  # a first attempt's outcome (the lowest 2 bits)
 DAY_BITS, FILE_BITS, ROW_BITS = 16, 17, 28  # + 2 outcome bits: 63, an int64's positive range
+# what the order key holds, so what a dataset may hold (decision 298): more files or rows
+# are refused (``read.files``, ``chunks``); a date outside the days is a bad row (schema)
+MAX_FILES, MAX_ROWS = 2**FILE_BITS, 2**ROW_BITS
+_AT = ROW_BITS + 2  # where the file index sits in the packed value
 
 
 def query(lf: pl.LazyFrame, seed_key: list[str], free_win: pl.Expr) -> pl.LazyFrame:
@@ -41,13 +45,14 @@ class Firsts:
         self.boards: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, index: int, f: pl.DataFrame) -> None:
-        """Merge file ``index``'s candidates (``query``): a pair already held keeps the
-        smaller packed value (the earlier session); a new pair is inserted in order."""
+        """Merge file ``index``'s candidates (``query``; one chunk of the file or all of
+        it): a pair already held keeps the smaller packed value (the earlier session); a
+        new pair is inserted in order."""
         if not f.height:
             return
         day, row = f["day"].to_numpy(), f["row"].to_numpy()
-        if (row.max() >= 2**ROW_BITS or index >= 2**FILE_BITS or day.min() < 0
-                or day.max() >= 2**DAY_BITS):
+        if (row.max() >= MAX_ROWS or index >= MAX_FILES or day.min() < 0
+                or day.max() >= 2**DAY_BITS):  # refused or a bad row before it comes here
             raise RuntimeError("a first attempt's place does not fit its order key (a file "
                                f"of 2^{ROW_BITS} rows, 2^{FILE_BITS} files, or a date "
                                "before 1970 or after 2149)")
@@ -57,12 +62,22 @@ class Firsts:
         sk, player, packed = sk[order], player[order], packed[order]
         starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
         for a, b in zip(starts, np.r_[starts[1:], len(sk)]):
-            self._merge(int(sk[a]), player[a:b], packed[a:b])
+            self._merge(int(sk[a]), player[a:b], packed[a:b], copy=True)
 
-    def _merge(self, sk: int, player: np.ndarray, packed: np.ndarray) -> None:
+    def absorb(self, index: int, other: Firsts) -> None:
+        """Merge ``other``, one file's first attempts gathered as file 0 (``add``, chunk by
+        chunk), as file ``index``: its arrays are taken over, not copied."""
+        if index >= MAX_FILES:
+            raise RuntimeError(f"a file index past the order key's 2^{FILE_BITS} files")
+        for sk, (player, packed) in other.boards.items():
+            packed |= index << _AT  # the file bits of every value are 0
+            self._merge(sk, player, packed, copy=False)
+        other.boards = {}
+
+    def _merge(self, sk: int, player: np.ndarray, packed: np.ndarray, copy: bool) -> None:
         held = self.boards.get(sk)
         if held is None:
-            self.boards[sk] = (player.copy(), packed.copy())
+            self.boards[sk] = (player.copy(), packed.copy()) if copy else (player, packed)
             return
         p, v = held
         at = np.searchsorted(p, player)

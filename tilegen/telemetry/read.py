@@ -9,12 +9,13 @@ text, whatever type the format gives it: an NDJSON column may hold 1 on one line
 are the clean rows equal in every column; ``duplicates`` counts them. A missing column or
 an unreadable file is bad input (``TelemetryError``), named in one line.
 
-A file is read by Polars. A CSV or NDJSON file Polars refuses (a truncated last line of a
-log still being written, a line that is not JSON or not a JSON object, a CSV line with more
-fields than the header, bytes that are not UTF-8) is read again line by line (``collect``,
-slower): each line that cannot be a session is a bad row with its reason ("not valid JSON"
-...), the others are read as Polars reads them. A Parquet file that cannot be decoded is
-refused whole: its damage has no row. A device, a FIFO or a socket is refused by name
+A file is read in chunks (``chunks``: bounded memory, decision 299). A CSV or NDJSON block
+Polars refuses (a truncated last line of a log still being written, a line that is not JSON
+or not a JSON object, a CSV line with more fields than the header, bytes that are not
+UTF-8) is read again line by line (``json_records``, ``csv_records``, slower): each line
+that cannot be a session is a bad row with its reason ("not valid JSON" ...), the others
+are read as Polars reads them. A Parquet file that cannot be decoded is refused whole: its
+damage has no row. A device, a FIFO or a socket is refused by name
 (``files``): it is not a file that is missing, and reading it would block or never end.
 
 Rows are numbered from 0 in file order, per file: CSV data rows (the header is not a row;
@@ -28,16 +29,15 @@ import csv
 import io
 import json
 import stat
-from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
 
 from boardcore.errors import InputError
-from boardcore.files import DATA, Refused, checked, opened
+from boardcore.files import DATA, Refused, checked
 
-from . import schema
+from . import firsts, schema
 
 FORMATS = {".parquet": "parquet", ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson"}
 TEXT = {n: pl.String for n in schema.NAMES}
@@ -45,7 +45,6 @@ TEXT = {n: pl.String for n in schema.NAMES}
 NOT_JSON = "not valid JSON"
 NOT_OBJECT = "not a JSON object"
 NOT_UTF8 = "not UTF-8 text"
-_CHUNK = 100_000  # lines read line by line before they become a frame
 # what Polars raises on a file it cannot read (a Rust panic on damaged bytes included: it
 # is a BaseException, and must not end the command with a traceback)
 POLARS_ERRORS = (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)
@@ -93,6 +92,9 @@ def files(path: Path) -> tuple[str, list[Path]]:
         if len(kinds) > 1:
             raise TelemetryError(f"{path}: mixes formats ({', '.join(sorted(kinds))}); give "
                                  "one kind per folder")
+        if len(found) > firsts.MAX_FILES:  # the first attempts' order key (decision 298)
+            raise TelemetryError(f"{path}: {len(found):,} telemetry files, more than the "
+                                 f"{firsts.MAX_FILES:,} a dataset may hold; join some")
         return kinds.pop(), found
     if path.suffix not in FORMATS:
         raise TelemetryError(f"telemetry {path}: unknown format {path.suffix!r} (use .parquet, "
@@ -117,7 +119,7 @@ def scan(f: Path, kind: str) -> pl.LazyFrame:
     """One file as a lazy query: every declared column as text, ``row`` (0-based, in file
     order), ``file``, and ``unreadable`` (null here: set only by the line-by-line read).
     A Parquet or CSV file without a declared column is refused here; an NDJSON file names
-    its columns line by line, so ``collect`` checks them once it is read."""
+    its columns line by line, so ``chunks.chunks`` checks them once it is read."""
     try:  # each a regular file of bounded size when it is opened (links followed to one)
         if kind == "parquet":
             lf = pl.scan_parquet(checked(f, DATA, follow=True))
@@ -148,62 +150,6 @@ def raw(path: str | Path) -> pl.LazyFrame:
     return pl.concat([scan(f, kind) for f in found], how="vertical")
 
 
-def collect(f: Path, kind: str,
-            query: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None) -> pl.DataFrame:
-    """``query`` (default: none) on one file's text (``scan``), collected in one pass: the
-    file's text is never held beside what the query makes of it. A CSV or NDJSON file
-    Polars refuses is read line by line instead (``_by_line``), each line that cannot be a
-    session kept with its reason in ``unreadable``, and the query runs on that. The query
-    must keep the columns it is given (``with_columns``, joins). TelemetryError (one line
-    naming the file) when the file cannot be read at all, or an NDJSON file gives no value
-    for a declared column on any readable line."""
-    def run(lf: pl.LazyFrame) -> pl.DataFrame:
-        if kind == "ndjson":  # whether a readable line gives each column: any, per file
-            readable = pl.col("unreadable").is_null()
-            lf = lf.with_columns((pl.col(n).is_not_null() & readable).any().alias(f"_given_{n}")
-                                 for n in schema.REQUIRED).with_columns(
-                readable.any().alias("_readable"))
-        return (query(lf) if query is not None else lf).collect(engine="streaming")
-
-    lf = scan(f, kind)
-    try:
-        df = run(lf)
-    except POLARS_ERRORS as e:
-        if kind == "parquet":
-            raise unreadable(f, e) from None
-        try:
-            df = run(_by_line(f, kind).lazy())
-        except OSError as e2:
-            raise unreadable(f, e2) from None
-    if kind == "ndjson":
-        given = [c for c in df.columns if c.startswith("_given_")]
-        if df.height and df["_readable"][0]:
-            _lacks(f, [c.removeprefix("_given_") for c in given if df[c][0]])
-        df = df.drop(*given, "_readable")
-    return df
-
-
-def text(f: Path, kind: str) -> pl.DataFrame:
-    """One file's text (``scan``), collected (``collect`` without a query)."""
-    return collect(f, kind)
-
-
-def _by_line(f: Path, kind: str) -> pl.DataFrame:
-    """``f`` read with Python's own readers, one line (CSV: one record) at a time; the same
-    columns as ``scan``, with each line's values as the Polars reader gives them."""
-    rows = (_json_lines if kind == "ndjson" else _csv_lines)(f)
-    frames, block = [], []
-    for r in rows:
-        block.append(r)
-        if len(block) == _CHUNK:
-            frames.append(_frame(block))
-            block = []
-    frames.append(_frame(block))
-    return (pl.concat(frames).with_row_index("row")
-            .with_columns(pl.lit(str(f)).alias("file"))
-            .select("row", *schema.NAMES, "file", "unreadable"))
-
-
 def _frame(block: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(block, schema={**TEXT, "unreadable": pl.String}, orient="row")
 
@@ -227,55 +173,70 @@ def _json_text(v) -> str | None:
     return json.dumps(v)  # a list or an object: its JSON text, never a session value
 
 
-def _json_lines(f: Path):
-    with opened(f, DATA, follow=True) as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:  # Polars skips blank lines: so do the row numbers
-                continue
-            try:
-                obj = json.loads(line, parse_int=str, parse_float=_float_text,
-                                 parse_constant=_no_constant)
-            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-                yield (None,) * len(schema.NAMES) + (NOT_JSON,)
-                continue
-            if not isinstance(obj, dict):
-                yield (None,) * len(schema.NAMES) + (NOT_OBJECT,)
-                continue
-            yield tuple(_json_text(obj.get(n)) for n in schema.NAMES) + (None,)
+def json_records(lines):
+    """NDJSON lines (bytes) as records: the declared columns' text and the line's own
+    reason. A line whose bytes are not UTF-8 (UTF-16, UTF-32, Latin-1, an encoded
+    surrogate) or whose text holds a lone surrogate escape is ``not UTF-8 text``: JSON's
+    own decoder would take UTF-16 and UTF-32 lines as text."""
+    for line in lines:
+        line = line.strip()
+        if not line:  # Polars skips blank lines: so do the row numbers
+            continue
+        try:
+            obj = json.loads(line.decode("utf-8-sig"), parse_int=str,
+                             parse_float=_float_text, parse_constant=_no_constant)
+        except UnicodeDecodeError:
+            yield (None,) * len(schema.NAMES) + (NOT_UTF8,)
+            continue
+        except (ValueError, RecursionError):
+            yield (None,) * len(schema.NAMES) + (NOT_JSON,)
+            continue
+        if not isinstance(obj, dict):
+            yield (None,) * len(schema.NAMES) + (NOT_OBJECT,)
+            continue
+        row = tuple(_json_text(obj.get(n)) for n in schema.NAMES)
+        if any(v is not None and _lone(v) for v in row):
+            yield (None,) * len(schema.NAMES) + (NOT_UTF8,)
+            continue
+        yield row + (None,)
 
 
-def _csv_lines(f: Path):
-    with opened(f, DATA, follow=True) as fh:
-        stream = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="surrogateescape",
-                                  newline="")  # a BOM is not text: Polars drops it too
-        reader = csv.reader(stream)
-        try:
-            header = next(reader)
-        except StopIteration:
-            header = []
-        _lacks(f, header)
-        at = {n: header.index(n) for n in schema.NAMES if n in header}
-        width = len(header)
-        try:
-            for rec in reader:
-                if not rec:  # a blank line: a row of missing fields, as Polars reads it
-                    yield (None,) * len(schema.NAMES) + (None,)
-                elif any(_surrogates(v) for v in rec):
-                    yield (None,) * len(schema.NAMES) + (NOT_UTF8,)
-                elif len(rec) > width:
-                    yield ((None,) * len(schema.NAMES)
-                           + (f"has more fields than the header ({width})",))
-                else:  # a short line's last fields are missing (Polars reads them so)
-                    yield tuple((rec[at[n]] or None) if n in at and at[n] < len(rec) else None
-                                for n in schema.NAMES) + (None,)
-        except csv.Error as e:  # e.g. a NUL byte: the line cannot be told apart
-            raise TelemetryError(f"telemetry {f}: cannot be read (line {reader.line_num}: "
-                                 f"{e})") from None
+def csv_records(f: Path, fh):
+    """A CSV stream (bytes, its header first) as records, as ``json_records``."""
+    stream = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="surrogateescape",
+                              newline="")  # a BOM is not text: Polars drops it too
+    reader = csv.reader(stream)
+    try:
+        header = next(reader)
+    except StopIteration:
+        header = []
+    _lacks(f, header)
+    at = {n: header.index(n) for n in schema.NAMES if n in header}
+    width = len(header)
+    try:
+        for rec in reader:
+            if not rec:  # a blank line: a row of missing fields, as Polars reads it
+                yield (None,) * len(schema.NAMES) + (None,)
+            elif any(_surrogates(v) for v in rec):
+                yield (None,) * len(schema.NAMES) + (NOT_UTF8,)
+            elif len(rec) > width:
+                yield ((None,) * len(schema.NAMES)
+                       + (f"has more fields than the header ({width})",))
+            else:  # a short line's last fields are missing (Polars reads them so)
+                yield tuple((rec[at[n]] or None) if n in at and at[n] < len(rec) else None
+                            for n in schema.NAMES) + (None,)
+    except csv.Error as e:  # e.g. a NUL byte: the line cannot be told apart
+        raise TelemetryError(f"telemetry {f}: cannot be read (line {reader.line_num}: "
+                             f"{e})") from None
 
 
 def _surrogates(v: str) -> bool:
     return any("\udc80" <= c <= "\udcff" for c in v)
+
+
+def _lone(v: str) -> bool:
+    """Whether ``v`` holds a surrogate (from a JSON escape: a pair is decoded as one)."""
+    return any("\ud800" <= c <= "\udfff" for c in v)
 
 
 def sessions(path: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:

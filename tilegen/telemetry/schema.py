@@ -9,12 +9,24 @@ silently dropped (a streaming query: nothing is collected per row).
 Raw input is read as text (every format, ``read.py``) and parsed here, so a value that does
 not parse is a reason, not a crash; so is a whole number past the 64-bit range its column is
 parsed into (it would parse to null and make a session of no row), and a time past the
-whole seconds the time histogram counts in. ``result``: the session's final outcome; a session that
-revived and then won is ``win`` with ``revived`` >= 1 (A-30). A pass is ``result == "win"``.
+whole seconds the time histogram counts in.
+
+Bounds that keep every sum in range (decision 298). The counts reconcile adds up
+(``revived`` and the three tool uses; ``peak_slot_usage`` is at most 7) and the fail step,
+a histogram's key whose range a chart spans, are at most ``COUNT_MAX`` (10^5) a session. A
+dataset holds at most 2^17 files of at most 2^28 rows each (``firsts``: the order key of a
+first attempt; ``read.files`` and ``chunks`` refuse more, exit 2), so at most 2^45 sessions,
+and every sum is at most 2^45 * 10^5 < 3.6e18, inside int64 (9.2e18) with room for the
+duplicates' subtraction. A date lies in 1970-01-01 .. 2149-06-06, the 2^16 days that order
+key holds. A value outside is a bad row with its reason, never a wrapped sum or a crash.
+
+``result``: the session's final outcome; a session that revived and then won is ``win``
+with ``revived`` >= 1 (A-30). A pass is ``result == "win"``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 
 import polars as pl
@@ -25,6 +37,8 @@ RESULTS = ("win", "fail", "revive", "quit")
 MAX_SLOT = 7
 U64_MAX = 2**64 - 1
 I64_MAX = 2**63 - 1  # the largest int64 value: an int64 column's (and whole seconds') top
+COUNT_MAX = 100_000  # a count per session: 2^45 sessions of it sum to under 2^62 (above)
+DATE_MIN, DATE_MAX = "1970-01-01", "2149-06-06"  # days 0 .. 2^16 - 1 (firsts.DAY_BITS)
 
 SESSION: tuple[Field, ...] = (
     Field("city_id", "str", "city of the board"),
@@ -33,16 +47,16 @@ SESSION: tuple[Field, ...] = (
     Field("seed", "uint64", "the board's seed (decimal): the production seed, a daily seed, "
           "or any seed the game shipped"),
     Field("result", "str", "final outcome of the session", values=RESULTS),
-    Field("revived", "int64", "revives during the session", ge=0),
+    Field("revived", "int64", "revives during the session", ge=0, le=COUNT_MAX),
     Field("peak_slot_usage", "int64", "most pieces in the slot at rest", "cells", ge=0,
           le=MAX_SLOT),
-    Field("undo_uses", "int64", "Undo uses", ge=0),
-    Field("remove_uses", "int64", "Remove uses", ge=0),
-    Field("shuffle_uses", "int64", "Shuffle uses", ge=0),
+    Field("undo_uses", "int64", "Undo uses", ge=0, le=COUNT_MAX),
+    Field("remove_uses", "int64", "Remove uses", ge=0, le=COUNT_MAX),
+    Field("shuffle_uses", "int64", "Shuffle uses", ge=0, le=COUNT_MAX),
     Field("time_spent_sec", "float64", "time in the level", "s", ge=0.0),
     Field("first_fail_step", "int64", "clicks made when the session first failed (null: it "
-          "never failed)", "clicks", ge=0, nullable=True),
-    Field("date", "str", "UTC date of the session, YYYY-MM-DD"),
+          "never failed)", "clicks", ge=0, le=COUNT_MAX, nullable=True),
+    Field("date", "str", f"UTC date of the session, YYYY-MM-DD, {DATE_MIN} to {DATE_MAX}"),
     Field("player_id", "str", "the player, when the game sends one", nullable=True),
 )
 NAMES = tuple(f.name for f in SESSION)
@@ -117,6 +131,10 @@ def reasons() -> pl.Expr:
     d = pl.col("date").str.strip_chars()
     rules.append((d.is_not_null() & (~d.str.contains(_DATE) | d.str.to_date(
         "%Y-%m-%d", strict=False).is_null()), "date is not a UTC date YYYY-MM-DD"))
+    day = d.str.to_date("%Y-%m-%d", strict=False)
+    lo, hi = (pl.lit(dt.date.fromisoformat(x)) for x in (DATE_MIN, DATE_MAX))
+    rules.append((day.is_not_null() & ((day < lo) | (day > hi)),
+                  f"date is outside {DATE_MIN} to {DATE_MAX}"))
     res = pl.col("result").str.strip_chars()
     step = pl.col("first_fail_step").str.strip_chars()
     rules.append(((res == "fail") & (step.is_null() | (step == "")),

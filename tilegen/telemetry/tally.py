@@ -1,11 +1,13 @@
 """Per-seed tallies of telemetry, file by file (decision 199): every figure reconcile
 reports is a sum, or read off a histogram of sums, so the files of a dataset are tallied one
-at a time and added. Memory holds one file's query and the small tallies, however many
-sessions the dataset has.
+at a time and added; a file is read in chunks and its chunks' tallies are added too
+(decision 299). Memory holds one chunk's query, the small tallies, 12 bytes a session of
+the file being read (its duplicates) and 16 bytes a (player, board) pair (first attempts),
+however many sessions the dataset has and however they are split into files.
 
 The files' tallies are added into running totals as each file's arrives (``Totals``), on
-this process or from a Dask cluster in the order the files finish, so memory follows the
-largest file, not the number of files.
+this process or from a Dask cluster in the order the files finish. Every tally is a sum of
+values the schema bounds (decision 298), so no sum leaves int64.
 
 Exact duplicates are found within a file (a dataset partitioned by date keeps every copy of
 a session in one file: the date is one of its columns). Their extra copies are tallied
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from . import firsts, read, schema
+from . import chunks, firsts, read, schema
 
 SEED = [*schema.KEY, "seed"]
 SUMS = ("sessions", "quits", "played", "wins", "free_wins", "identified", "revives", "undo",
@@ -88,47 +90,105 @@ def _match(tagged: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
 
 def tally_file(path: Path, boards: pl.DataFrame | None = None) -> dict:
     """Bad rows by reason (with their first three rows, in file order), exact duplicates
-    (``dups``: how many sessions, how many extra copies), and the per-seed sums and
-    histograms of the distinct sessions of one file (held in memory while it is tallied:
-    one file at a time). ``boards``: the run's boards (columns ``SEED``); a session on
-    another row or seed is a bad row (``_match``). None: every valid session counts."""
+    (``dups``: how many sessions, how many extra copies), the per-seed sums and histograms
+    of the distinct sessions of one file, and its first attempts (``firsts``: a
+    ``firsts.Firsts`` gathered as file 0, ``Totals.add`` places it). The file is read in
+    chunks (``chunks``: decision 299) and each chunk's tallies are added, so memory holds a
+    chunk, the tallies and 12 bytes a session (its hash and row, for the duplicates), not
+    the file. ``boards``: the run's boards (columns ``SEED``); a session on another row or
+    seed is a bad row (``_match``). None: every valid session counts."""
     kind, (path,) = read.files(Path(path))
+    part = _File()
+    for text in chunks.chunks(path, kind):
+        part.add(text, boards)
+    return part.result(path, kind)
 
-    def query(lf: pl.LazyFrame) -> pl.LazyFrame:  # the text parsed, each row's reason
-        return lf.with_columns(read.reason()).with_columns(schema.parsed())
 
-    tagged = read.collect(path, kind, query)  # one pass: the text is not held beside it
-    if boards is not None:
-        tagged = _match(tagged, boards)
-    ok = pl.col("reason").is_null()
-    bad = tagged.filter(~ok).select("file", "row", "reason").lazy()
-    # parsed once: every query below reads this one file's rows; without a bad row the
-    # columns are taken as they are (a filter would copy them all)
-    valid = tagged.filter(ok) if tagged["reason"].null_count() < tagged.height else tagged
-    clean = valid.select(schema.NAMES).lazy()
-    first_q = firsts.query(valid.select(*schema.NAMES, "row").lazy(), SEED, FREE_WIN)
-    del valid
-    del tagged  # its row, file and reason columns: gone before the queries run
-    one = pl.col("city_id").is_not_null().cast(pl.Int64)  # 1 per row (a literal sums once)
-    bad_q = bad.sort("row").group_by("reason", maintain_order=True).agg(
-        pl.len().alias("rows"), pl.concat_str(pl.col("file"), pl.lit(":"),
-                                              pl.col("row").cast(pl.String))
-        .head(3).alias("first_rows"))
-    dup_q = read.duplicates(clean)
-    rep_q = read.hashed(clean).group_by("h").agg(pl.len().alias("n")).filter(
-        pl.col("n") > 1).select(pl.len().alias("hashes"), (pl.col("n") - 1).sum().alias("extra"))
-    bad_rows, dups, rep, first, sums, fails, times = pl.collect_all(
-        [bad_q, dup_q, rep_q, first_q, *_queries(clean, one)], engine="streaming")
-    extra = int((dups["copies"] - 1).sum()) if dups.height else 0
-    if dups.height != rep["hashes"][0] or extra != (rep["extra"][0] or 0):
-        raise RuntimeError(f"{path}: two different sessions share a 64-bit hash; the "
-                           "de-duplication cannot trust it (report this input)")
-    if dups.height:  # each duplicate counts once: take its extra copies back out
-        w = (pl.col("copies") - 1).cast(pl.Int64)
-        less = pl.collect_all(_queries(dups.lazy(), w))
-        sums, fails, times = (_less(a, b) for a, b in zip((sums, fails, times), less))
-    return {"bad": bad_rows, "dups": {"sessions": dups.height, "extra_copies": extra},
-            "sums": sums, "fails": fails, "times": times, "firsts": first}
+class _File:
+    """One file's tallies, added chunk by chunk in file order."""
+
+    def __init__(self) -> None:
+        self.bad: dict[str, list] = {}  # reason -> [rows, its first three "file:row"]
+        self.hist: dict[str, pl.DataFrame | None] = dict.fromkeys(HISTS)
+        self.keys: list[tuple[np.ndarray, np.ndarray]] = []  # per chunk: (hash, row)
+        self.firsts = firsts.Firsts()
+
+    def add(self, text: pl.DataFrame, boards: pl.DataFrame | None) -> None:
+        tagged = text.lazy().with_columns(read.reason()).with_columns(schema.parsed()).collect()
+        del text
+        if boards is not None:
+            tagged = _match(tagged, boards)
+        ok = pl.col("reason").is_null()
+        bad = tagged.filter(~ok).select("file", "row", "reason").lazy()
+        # without a bad row the columns are taken as they are (a filter would copy them)
+        valid = tagged.filter(ok) if tagged["reason"].null_count() < tagged.height else tagged
+        del tagged
+        clean = valid.select(schema.NAMES).lazy()
+        first_q = firsts.query(valid.select(*schema.NAMES, "row").lazy(), SEED, FREE_WIN)
+        key_q = read.hashed(valid.select(*schema.NAMES, "row").lazy()).select("h", "row")
+        del valid
+        one = pl.col("city_id").is_not_null().cast(pl.Int64)  # 1 per row (a literal sums once)
+        bad_q = bad.sort("row").group_by("reason", maintain_order=True).agg(
+            pl.len().alias("rows"), pl.concat_str(pl.col("file"), pl.lit(":"),
+                                                  pl.col("row").cast(pl.String))
+            .head(3).alias("first_rows"))
+        bad_rows, first, keys, *hists = pl.collect_all(
+            [bad_q, first_q, key_q, *_queries(clean, one)], engine="streaming")
+        for why, rows, head in bad_rows.rows():
+            entry = self.bad.setdefault(why, [0, []])
+            entry[0] += rows
+            entry[1] = (entry[1] + head)[:3]  # chunks come in row order
+        self.keys.append((keys["h"].to_numpy(), keys["row"].to_numpy().astype(np.uint32)))
+        self.firsts.add(0, first)
+        self._fold(dict(zip(HISTS, hists)))
+
+    def _fold(self, part: dict[str, pl.DataFrame]) -> None:
+        for k, keys in HISTS.items():
+            held = self.hist[k]
+            self.hist[k] = part[k] if held is None else (
+                pl.concat([held, part[k]]).group_by(keys).agg(
+                    pl.col(c).sum() for c in part[k].columns if c not in keys))
+
+    def result(self, path: Path, kind: str) -> dict:
+        """The file's tally, its exact duplicates counted once: sessions sharing a 64-bit
+        hash are read again (their rows only) and grouped on every column, so a hash
+        collision of two different sessions is never taken for a duplicate."""
+        hs = np.concatenate([h for h, _ in self.keys])
+        hs.sort()  # in place: the chunks' own arrays say which row has which hash
+        twice = hs[1:] == hs[:-1]
+        extra, shared = int(twice.sum()), np.unique(hs[1:][twice])
+        del hs, twice
+        rows = [r[np.isin(h, shared)] for h, r in self.keys] if extra else []
+        self.keys = []
+        dups = _duplicates(path, kind, np.concatenate(rows)) if extra else None
+        if dups is not None:
+            if dups.height != len(shared) or int((dups["copies"] - 1).sum()) != extra:
+                raise RuntimeError(f"{path}: two different sessions share a 64-bit hash; "
+                                   "the de-duplication cannot trust it (report this input)")
+            w = (pl.col("copies") - 1).cast(pl.Int64)  # each counts once: take the copies out
+            less = pl.collect_all(_queries(dups.lazy(), w))
+            for k, b in zip(HISTS, less):
+                self.hist[k] = _less(self.hist[k], b)
+        bad = pl.DataFrame([(why, rows, head) for why, (rows, head) in self.bad.items()],
+                           schema={"reason": pl.String, "rows": pl.UInt32,
+                                   "first_rows": pl.List(pl.String)}, orient="row")
+        return {"bad": bad, "dups": {"sessions": dups.height if dups is not None else 0,
+                                     "extra_copies": extra},
+                **self.hist, "firsts": self.firsts}
+
+
+def _duplicates(path: Path, kind: str, rows: np.ndarray) -> pl.DataFrame:
+    """The distinct sessions among ``rows`` of the file that occur more than once, with
+    their ``copies`` (the file read again, each chunk's rows of ``rows`` parsed)."""
+    want = pl.LazyFrame({"row": np.unique(rows)}, schema={"row": pl.UInt32})
+    groups = None
+    for text in chunks.chunks(path, kind):
+        got = (text.lazy().with_columns(pl.col("row").cast(pl.UInt32))
+               .join(want, on="row", how="semi").select(schema.parsed()).group_by(schema.NAMES)
+               .agg(pl.len().cast(pl.Int64).alias("copies")).collect())
+        groups = got if groups is None else pl.concat([groups, got]).group_by(
+            schema.NAMES).agg(pl.col("copies").sum())
+    return groups.filter(pl.col("copies") > 1)
 
 
 def _less(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
@@ -158,7 +218,8 @@ class Totals:
         self.files = 0
 
     def add(self, index: int, part: dict) -> None:
-        """Add the tally of file ``index`` (its place in the dataset's file order)."""
+        """Add the tally of file ``index`` (its place in the dataset's file order). Its first
+        attempts are taken over, not copied: a file's tally is added once."""
         for why, rows, first in part["bad"].select("reason", "rows", "first_rows").rows():
             entry = self.bad.setdefault(why, [0, []])
             entry[0] += int(rows)
@@ -167,7 +228,7 @@ class Totals:
             self.dups[k] += part["dups"][k]
         for k in HISTS:
             self.pending[k].append(part[k])
-        self.firsts.add(index, part["firsts"])  # merged at once: 16 bytes a pair
+        self.firsts.absorb(index, part["firsts"])  # merged at once: 16 bytes a pair
         self.files += 1
         if len(self.pending["sums"]) >= self.fold:
             self._fold()
