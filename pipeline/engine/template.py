@@ -18,12 +18,6 @@ Whenever that cannot be had -- not Linux, another fork server in this process, n
 path short enough inside the output folder, a distributed whose pre-spawn variables differ
 from the template's -- the workers are spawned as before: slower, never different.
 
-The listening socket lives in ``<out>/.workers/<pid>-<host>/`` (the client's PID, a hash
-of the machine's name), removed when the session closes. A run killed outright (SIGKILL,
-the OOM killer) leaves it behind: the next run that starts a template in that folder
-removes the sockets of this machine's runs whose process is gone, never a live run's nor
-another machine's (decision 290).
-
 Three names of ``multiprocessing`` are private: the fork server object's ``_stop`` and
 ``_forkserver_pid`` (its own tests use them) and the process's ``_config['tempdir']``
 (where the listening socket is made; here inside ``--out``, not the system temp folder).
@@ -35,26 +29,17 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import re
 import signal
-import socket
-import stat
 import sys
 import threading
-import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 # A socket's path is at most 107 bytes on Linux; multiprocessing names the socket
-# "listener-" and 8 characters inside the folder it is given: the session's own folder
-# <pid>-<host> in .workers, both in base 36 (decision 290), so a run killed before it could
-# remove its socket is known by its dead PID and cleaned by the next run on the machine
-# (``remove_stale``); kept short, as every byte is one an --out path cannot have.
+# "listener-" and 8 characters inside the folder it is given.
 SOCKET_PATH_MAX = 107
-SOCKET_NAME = len("/2htcw-0a9z/listener-12345678")  # PIDs end below 2^22
+SOCKET_NAME = len("/listener-12345678")
 FOLDER = ".workers"  # inside --out, while a session runs; removed when it closes
-_OWNER = re.compile(r"([1-9a-z][0-9a-z]*)-([0-9a-z]{4})")
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 _lock = threading.Lock()
 _running: Template | None = None  # one template a process (the fork server is one)
@@ -92,7 +77,7 @@ class Template:
     start workers with, ``stop()`` ends it (once; the session's exit calls it)."""
 
     def __init__(self, folder: Path, environ: dict[str, str], modules: tuple[str, ...]):
-        self.folder = folder  # <out>/.workers/<pid>-<host>: this session's socket
+        self.folder = folder
         self.environ = environ
         self.modules = modules
         self.stopped = False
@@ -123,61 +108,10 @@ class Template:
             with contextlib.suppress(OSError):
                 server._stop()  # reaps it, closes its pipe, removes its socket
             _running = None
-        for empty in (self.folder, self.folder.parent):  # .workers: another run's stays
-            try:
-                empty.rmdir()  # its socket is unlinked by now
-            except OSError:
-                break
-
-
-def _b36(n: int, width: int = 1) -> str:
-    out = ""
-    while n or len(out) < width:
-        n, d = divmod(n, 36)
-        out = _DIGITS[d] + out
-    return out
-
-
-def _host() -> str:
-    """This machine's 4-character tag: a run on another machine is never judged by its PID."""
-    return _b36(zlib.crc32(socket.gethostname().encode()) % 36**4, 4)
-
-
-def owner_folder(out: str) -> Path:
-    """This process's folder for its template's socket: ``<out>/.workers/<pid>-<host>``."""
-    return Path(out).resolve() / FOLDER / f"{_b36(os.getpid())}-{_host()}"
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # another user's process (EPERM): alive
-        return False
-    return False
-
-
-def remove_stale(workers: Path) -> list[Path]:
-    """Remove the listener sockets in ``workers`` (``<out>/.workers``) of runs on this
-    machine whose process is gone (killed before its session could remove them: SIGKILL,
-    a crash), and their emptied folders. A live process's socket, another machine's and
-    anything not a ``listener-*`` socket are left as they are. Returns what was removed."""
-    removed = []
-    try:
-        owners = [d for d in workers.iterdir() if (m := _OWNER.fullmatch(d.name))
-                  and m.group(2) == _host() and _gone(int(m.group(1), 36))]
-    except OSError:
-        return removed
-    for d in owners:
-        with contextlib.suppress(OSError):
-            for f in d.iterdir():
-                if f.name.startswith("listener-") and stat.S_ISSOCK(os.lstat(f).st_mode):
-                    f.unlink()
-                    removed.append(f)
-            d.rmdir()
-            removed.append(d)
-    return removed
+        try:
+            self.folder.rmdir()  # empty now (its socket is unlinked); another run's stays
+        except OSError:
+            pass
 
 
 def start(modules: Sequence[str], out: str | None) -> Template | None:
@@ -194,8 +128,8 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
             and isinstance(getattr(process.current_process(), "_config", None), dict)
             and hasattr(connection, "arbitrary_address")):
         return None
-    folder = owner_folder(out)
-    if len(os.fsencode(folder.parent)) + SOCKET_NAME > SOCKET_PATH_MAX:
+    folder = Path(out).resolve() / FOLDER
+    if len(os.fsencode(folder)) + SOCKET_NAME > SOCKET_PATH_MAX:
         return None
     with _lock:
         if (_running is not None and _running.spare and not _running.stopped
@@ -206,9 +140,7 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
             return None  # another session's template, or a fork server not ours
         try:
             environ = pre_spawn_environ()
-            remove_stale(folder.parent)
-            folder.parent.mkdir(exist_ok=True)  # in --out as it is: never makes --out itself
-            folder.mkdir(exist_ok=True)
+            folder.mkdir(exist_ok=True)  # in --out as it is: never makes --out itself
         except (OSError, KeyError, TypeError, ValueError, ImportError):
             return None
         # the nanny sets these in this process too, before it starts a worker: the same
@@ -224,7 +156,6 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
         except OSError:  # a file system without sockets, say: spawn, and leave nothing
             with contextlib.suppress(OSError):
                 folder.rmdir()
-                folder.parent.rmdir()
             return None
         finally:
             if before is None:
