@@ -862,7 +862,7 @@ def test_the_reconcile_page_shows_the_funnel_and_the_fail_steps(browser, pages):
     with open_page(browser, pages["reconcile"]) as (page, errors):
         funnel = page.locator("details:has(#funnel)")
         funnel.scroll_into_view_if_needed()
-        assert "Held-out error" in funnel.inner_text()
+        assert "The funnel's own held-out error" in funnel.inner_text()
         assert funnel.locator("svg").count() == fails["city_id"].n_unique() == 6
         steps = page.locator("details:has(#fail-steps)")
         steps.scroll_into_view_if_needed()

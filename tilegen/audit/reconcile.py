@@ -187,8 +187,8 @@ def _rows(seeds: pl.DataFrame, cal: dict | None, abnormal: pl.DataFrame, margin:
             pred, p_lo, p_hi = stats.mean_interval(cal, known[cal["column"]].to_numpy(),
                                                    known["pass_n"].to_numpy())
             row.update(predicted=pred, predicted_lo=p_lo, predicted_hi=p_hi,
-                       outside=bool(cal["informative"]) and (p_hi < lo or p_lo > hi)
-                       and abs(k / n - pred) > margin + 1e-12)
+                       outside=bool(cal["informative"] and (p_hi < lo or p_lo > hi)
+                                    and abs(k / n - pred) > margin + 1e-12))
         proposals.judge(row, margin, min_sessions)
         out.append(row)
     return out
