@@ -196,3 +196,63 @@ def test_a_template_started_ahead_is_taken_by_its_session_or_stopped(tmp_path):
     with template.early((), str(tmp_path / "later"), sigint_held):
         assert template._running is None
     assert not (tmp_path / "later").exists()
+
+
+_KILLED_SESSION = """
+import sys, time
+from pipeline.engine.session import ClusterSpec, session
+with session(ClusterSpec(workers=1, out=sys.argv[1]), preload=("minegen.batch",)) as s:
+    s.client.run(lambda: 0)
+    print("ready", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_session_killed_leaves_no_socket_behind(tmp_path):
+    """SIGKILL of the session process (Operations IV defect 11): once its worker is gone the
+    template ends and removes its own socket and folder; nothing is left in --out."""
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_SESSION, str(out)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert [p.name[:9] for p in (out / ".workers").iterdir()] == ["listener-"]
+        proc.send_signal(signal.SIGKILL)  # the session only: its template and worker live on
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while (out / ".workers").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not (out / ".workers").exists(), list((out / ".workers").iterdir())
+    finally:
+        proc.kill()
+        proc.wait()
+    assert list(out.iterdir()) == []
+
+
+def test_a_session_removes_sockets_nobody_listens_on(tmp_path):
+    """What a SIGKILL of a whole process group leaves (the template killed too): a socket
+    file nobody listens on. The next session's start removes it; a socket some process still
+    listens on (another run's template) and any other file stay (``template.sweep``)."""
+    import socket
+
+    from pipeline.engine import template
+
+    folder = tmp_path / ".workers"
+    folder.mkdir()
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(str(folder / "listener-deadbeef"))
+    dead.close()  # the file stays: its process is gone
+    with socket.socket(socket.AF_UNIX) as live:
+        live.bind(str(folder / "listener-alive123"))
+        live.listen()
+        (folder / "listener-notasock").write_text("x")
+        assert template.sweep(folder) == 1
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "listener-alive123", "listener-notasock"]
+    link = tmp_path / "elsewhere"
+    link.symlink_to(folder)
+    assert template.sweep(link) == 0  # never through a link put in the folder's place

@@ -18,6 +18,13 @@ Whenever that cannot be had -- not Linux, another fork server in this process, n
 path short enough inside the output folder, a distributed whose pre-spawn variables differ
 from the template's -- the workers are spawned as before: slower, never different.
 
+A socket left behind is removed twice over (Operations IV, defect 11; decision 300): the
+template removes its own socket when it ends, also when its session was killed (it ends once
+the last worker forked from it has gone, module ``atexit`` below: a SIGKILL of the session
+process leaves nothing); and a session that starts removes, from its ``.workers`` folder,
+every socket that no process listens on (Linux's ``/proc/net/unix``): what a SIGKILL of the
+whole process group left.
+
 Three names of ``multiprocessing`` are private: the fork server object's ``_stop`` and
 ``_forkserver_pid`` (its own tests use them) and the process's ``_config['tempdir']``
 (where the listening socket is made; here inside ``--out``, not the system temp folder).
@@ -26,10 +33,12 @@ Each is looked up with a fallback to 'spawn'.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -41,8 +50,75 @@ SOCKET_PATH_MAX = 107
 SOCKET_NAME = len("/listener-12345678")
 FOLDER = ".workers"  # inside --out, while a session runs; removed when it closes
 
+PREFIX = "listener-"  # multiprocessing's name for a fork server's socket
+
 _lock = threading.Lock()
 _running: Template | None = None  # one template a process (the fork server is one)
+_PID = os.getpid()  # the process that imported this module (forks of it are not it)
+
+
+def _own_socket_at_exit() -> None:
+    """In a template (a fork server started here, which imports this module first): its
+    socket and, once empty, its folder are removed as it exits -- after its last worker,
+    also when its session was killed. In any other process: nothing (a session's own
+    template is stopped by ``Template.stop``, which removes them)."""
+    server = getattr(sys.modules.get("multiprocessing.forkserver"), "_forkserver", None)
+    address = getattr(server, "_forkserver_address", None)
+    if (os.getpid() != _PID or getattr(server, "_forkserver_pid", 0) is not None
+            or not isinstance(address, str)):
+        return  # a fork of it, or not a fork server (a client's pid is set, a server's None)
+    path = Path(address)
+    if path.parent.name != FOLDER or not path.name.startswith(PREFIX):
+        return  # a fork server that is not a template of ours
+    with contextlib.suppress(OSError):
+        path.unlink()
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()
+
+
+atexit.register(_own_socket_at_exit)
+
+
+def listening() -> set[str] | None:
+    """The paths of the Unix sockets that some process listens on (``/proc/net/unix``,
+    this network namespace), or None where that cannot be read."""
+    try:
+        text = Path("/proc/net/unix").read_text(errors="replace")
+    except OSError:
+        return None
+    paths = set()
+    for line in text.splitlines()[1:]:
+        parts = line.split(maxsplit=7)
+        # Num RefCount Protocol Flags Type St Inode Path; flag 00010000 = listening
+        if len(parts) >= 8 and int(parts[3], 16) & 0x10000:
+            paths.add(parts[7])
+    return paths
+
+
+def sweep(folder: Path) -> int:
+    """Removes from a ``.workers`` folder the sockets nobody listens on (left by a run
+    killed with its template); a socket another run's template serves stays. Returns how
+    many were removed; where the listeners cannot be read, none is."""
+    live = listening()
+    if live is None:
+        return 0
+    removed = 0
+    try:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return 0  # a link planted in its place: nothing through it
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if (entry.name.startswith(PREFIX)
+                    and stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)
+                    and os.fsdecode(entry.path) not in live):
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def pre_spawn_environ() -> dict[str, str]:
@@ -141,6 +217,9 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
         try:
             environ = pre_spawn_environ()
             folder.mkdir(exist_ok=True)  # in --out as it is: never makes --out itself
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return None  # a link in its place: no socket made through it
+            sweep(folder)
         except (OSError, KeyError, TypeError, ValueError, ImportError):
             return None
         # the nanny sets these in this process too, before it starts a worker: the same
@@ -151,7 +230,8 @@ def start(modules: Sequence[str], out: str | None) -> Template | None:
         config["tempdir"] = str(folder)
         try:
             ctx = get_context("forkserver")
-            ctx.set_forkserver_preload(["distributed", *modules])
+            # this module first: the template removes its own socket when it ends
+            ctx.set_forkserver_preload([__name__, "distributed", *modules])
             forkserver.ensure_running()
         except OSError:  # a file system without sockets, say: spawn, and leave nothing
             with contextlib.suppress(OSError):
