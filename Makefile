@@ -22,10 +22,13 @@ $(STAMP): pyproject.toml requirements.lock
 # PYTHONDONTWRITEBYTECODE: without it every worker rewrites the assertions of every test
 # module again (collection 6 s instead of 2 s), and every CLI or Dask process the tests
 # start compiles the project's modules again.
+# It ends on the 30 slowest tests (set-up and call each), so CI's own record says where the
+# suite's time goes.
 XDIST  ?= -n 2 --dist loadgroup
 KEEPPYC := PYTHONDONTWRITEBYTECODE=
+DURATIONS ?= --durations=30
 test: $(STAMP)
-	@$(KEEPPYC) $(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS); rc=$$?; \
+	@$(KEEPPYC) $(PY) -m pytest -q $(XDIST) $(DURATIONS) $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The quick lane for a developer's loop: no cluster, nothing marked slow (about a minute).

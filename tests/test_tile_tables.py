@@ -460,6 +460,15 @@ def test_any_value_in_any_preset_field_is_a_finding_not_a_crash(tmp_path_factory
     path.write_text(head + first + "\n".join(lines) + "\n" + sep + tail)
     diags = collect_diagnostics(root)  # never raises
     assert all(isinstance(d, Diagnostic) for d in diags)
+    errors = [d for d in diags if d.severity == "error"]
+    try:  # the loader agrees: it refuses exactly the roots with an error, naming them all
+        load_tables(root)
+    except TableError as e:
+        assert errors and {d.format() for d in errors} <= {d.format() for d in e.diagnostics}
+    else:
+        assert not errors
+    if errors:  # a finding says where: this file, and the field (or its row) that broke
+        assert any(d.file.endswith("presets.toml") for d in errors), [d.format() for d in errors]
 
 
 # -------------------------------------------------------------------- warnings (04, A-34)

@@ -224,10 +224,6 @@ def _slug(label: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in label).strip("-")
 
 
-def patch_markdown(gen, doc: dict) -> str:
-    return tune_page.markdown(doc)
-
-
 def apply_tune(tune_id: str, out: str, tables: str | None = None, only: str | None = None
                ) -> tuple[Path, list[str], str]:
     """Write a finished tune's proposed tables over the table root it tuned (or ``tables``,

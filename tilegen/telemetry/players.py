@@ -75,12 +75,6 @@ def rate(b: pl.DataFrame, model: Players) -> np.ndarray:
     return logistic(model.a + model.b * logit(b["tool_free"].to_numpy()))
 
 
-def rescued(model: Players) -> float:
-    """Probability that a stuck attempt still ends in a win (tools, then a revive)."""
-    tools = model.tool_reach * model.rescue
-    return tools + (1 - tools) * model.revive_rate * model.rescue
-
-
 def sessions(b: pl.DataFrame, players: int, days: int, model: Players, seed: int,
              start: str = "2026-11-01") -> tuple[pl.DataFrame, dict]:
     """(sessions, planted): ``players`` players per city walk its levels from level 1 on

@@ -35,7 +35,6 @@ from boardcore.fields import Field
 
 RESULTS = ("win", "fail", "revive", "quit")
 MAX_SLOT = 7
-U64_MAX = 2**64 - 1
 I64_MAX = 2**63 - 1  # the largest int64 value: an int64 column's (and whole seconds') top
 COUNT_MAX = 100_000  # a count per session: 2^45 sessions of it sum to under 2^62 (above)
 DATE_MIN, DATE_MAX = "1970-01-01", "2149-06-06"  # days 0 .. 2^16 - 1 (firsts.DAY_BITS)
