@@ -42,3 +42,21 @@ def run_cli(prog: str, *args, env: dict | None = None, cwd=None):
             else:
                 os.environ[k] = v
     return subprocess.CompletedProcess([prog, *argv], rc, out.getvalue(), err.getvalue())
+
+
+def audit_exit(p: subprocess.CompletedProcess, out, generator: str = "minegen",
+               run_id: str | None = None):
+    """An audit's exit code is the verdict its run wrote: 0 where every hard line holds
+    (``assertions.json``), 1 where one fails, never a crash; the run folder (``run_id``, else
+    the newest: run ids begin with their UTC start, and LATEST may stay on another root's
+    run or skip a run of some rows) is returned."""
+    import json
+    from pathlib import Path
+
+    assert p.returncode in (0, 1), p.stderr
+    vdir = Path(out) / "metric_v1" if generator == "minegen" else \
+        Path(out) / generator.split(":")[0] / "metric_v1"
+    run = vdir / run_id if run_id else max(vdir.glob("2*"), key=lambda d: d.name)
+    holds = json.loads((run / "assertions.json").read_text())["hard_lines_hold"]
+    assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
+    return run
