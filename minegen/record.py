@@ -70,7 +70,7 @@ RECORD: tuple[Field, ...] = (
           ge=0),
     Field("min_safe_gap", "int64", "max(0, min_safe_count - |S|)", "cells", ge=0),
     # record_schema_version 2: the difficulty tiers of the chosen attempt (advisory, opt-in:
-    # -1 = not computed; see minegen._kernels.tiers and docs/decisions.md, "Difficulty tiers")
+    # -1 = not computed; see minegen._kernels.tiers and docs/decisions/, decision 56)
     Field("record_schema_version", "int64",
           "version of the record's column set (1: before tiers, 2: + the tier fields)", ge=1),
     Field("tier", "int64", "weakest tier opening all tier 4 opens: 0 cascade+fog, 1 single, "

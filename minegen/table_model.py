@@ -22,7 +22,8 @@ def round_half_up(x: float | int | Decimal) -> int:
     """Round half up on the *decimal* value the designer wrote (A1 F2 ``round``).
 
     Floats go through ``repr`` so 0.15 * 130 is 19.5 exactly, not 19.499999...; that is
-    the number a designer computes by hand, and a port must reproduce it (docs/decisions.md).
+    the number a designer computes by hand, and a port must reproduce it
+    (docs/decisions/0001-rounding-on-decimals.md).
     """
     d = x if isinstance(x, Decimal) else Decimal(repr(x)) if isinstance(x, float) else Decimal(x)
     return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))

@@ -1,7 +1,7 @@
 """Slow, obviously correct twin of the difficulty tiers (``solver.solve_tiers``; STYLE 4).
 
-Written from the definitions in docs/decisions.md ("Difficulty tiers") and the solver's
-docstring, not from the kernel: cells are ``(x, y)`` tuples, the visible state is Python
+Written from the definitions in docs/decisions/, decision 56 ("Difficulty tiers"), and the
+solver's docstring, not from the kernel: cells are ``(x, y)`` tuples, the visible state is Python
 sets and dicts, and every rule is applied literally to a snapshot of that state.
 
 Visible state: R (opened cells, each with the tier whose closure opened it), K (deduced

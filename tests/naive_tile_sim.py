@@ -1,6 +1,6 @@
 """Slow, obviously correct twin of tilegen's simulator and exhaustive search (STYLE 4).
 
-Written from the rules of 05 §13-§14 (docs/decisions.md 58-67, 102, 107-109), not from
+Written from the rules of 05 §13-§14 (docs/decisions/ 58-67, 102, 107-109), not from
 the kernels: pieces are ints, the board is a set of on-board pieces and a list of occluder
 sets, the slot is a list of (piece, insertion number) pairs in slot order, the bypass a
 list; every rule is applied literally each step (nothing is kept incrementally).

@@ -4,6 +4,7 @@ README, the report and --help send a reader to docs/design.md and docs/glossary.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,8 @@ def test_no_file_links_outside_the_repository():
 
 def test_markdown_links_inside_the_repository_resolve():
     broken = []
-    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")),
+                 *sorted((REPO / "docs" / "decisions").glob("*.md"))]:
         text = path.read_text(encoding="utf-8")
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
             if not (path.parent / target).exists():
@@ -81,30 +83,41 @@ def test_architecture_names_every_module_and_only_modules_that_exist():
     assert sorted(tree - named) == [] and sorted(named - tree) == []
 
 
+DECISIONS = REPO / "docs" / "decisions"
+SCRIPT = REPO / "scripts" / "decisions.py"
+
+
 def _decisions() -> tuple[dict[int, str], dict[int, str], dict[str, list[int]], set[int]]:
-    """docs/decisions.md read: (entry -> section it sits in, entry -> status, area -> the
-    entries its index line lists, entries the index marks superseded)."""
-    text = (REPO / "docs" / "decisions.md").read_text(encoding="utf-8")
-    section, sits, status, index, marked = None, {}, {}, {}, set()
-    for line in text.splitlines():
+    """docs/decisions/ read: (decision -> the area its file names, decision -> status,
+    area -> the decisions its index section lists, decisions the index marks superseded)."""
+    sits, status = {}, {}
+    for path in sorted(DECISIONS.glob("[0-9]*.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        m = re.match(r"^# (\d+)\. \S", lines[0])
+        assert m, f"{path.name}: no '# N. Title' line"
+        n = int(m.group(1))
+        assert path.name.startswith(f"{n:04d}-"), path.name
+        assert n not in sits, f"decision {n} appears twice"
+        sits[n] = next((ln[6:].strip() for ln in lines if ln.startswith("Area: ")), "")
+        status[n] = next((ln[8:].strip() for ln in lines if ln.startswith("Status: ")), "")
+    area, index, marked = None, {}, set()
+    for line in (DECISIONS / "README.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
-            section = line[3:].strip()
-        elif m := re.match(r"^- \[(.+?)\]\(#[\w-]+\): (.*)$", line):
-            nums = re.findall(r"(\d+)(†?)", m.group(2))
-            index[m.group(1)] = [int(n) for n, _ in nums]
-            marked |= {int(n) for n, dagger in nums if dagger}
-        elif m := re.match(r"^(\d+)\. \*\*", line):
+            area = line[3:].strip()
+            index[area] = []
+        elif area and (m := re.match(r"^- \[(\d+)(†?)\. .+?\]\((\d{4}-[\w-]+\.md)\)", line)):
             n = int(m.group(1))
-            assert n not in sits, f"decision {n} appears twice"
-            sits[n] = section
-            st = re.search(r"\*Status:\s+([^*]+)\*", text[text.index(line):][:600])
-            status[n] = " ".join(st.group(1).split()) if st else ""
+            assert (DECISIONS / m.group(3)).is_file() and m.group(3).startswith(f"{n:04d}-"), line
+            index[area].append(n)
+            if m.group(2):
+                marked.add(n)
     return sits, status, index, marked
 
 
 def test_the_decisions_index_lists_every_entry_under_its_area():
     sits, status, index, marked = _decisions()
     assert sorted(sits) == list(range(1, max(sits) + 1)), "decision numbers have a gap"
+    assert {n: a for n, a in sits.items() if a not in index} == {}  # an area of the index
     listed = {n: area for area, nums in index.items() for n in nums}
     assert sum(len(v) for v in index.values()) == len(listed), "an entry is indexed twice"
     assert set(listed) == set(sits), f"not indexed: {sorted(set(sits) - set(listed))}"
@@ -116,6 +129,31 @@ def test_the_decisions_index_lists_every_entry_under_its_area():
     assert marked == superseded
     for n in superseded:  # "superseded by N" names an entry that exists
         assert int(re.match(r"superseded by (\d+)", status[n]).group(1)) in sits, n
+
+
+def test_the_decisions_index_is_the_one_the_script_generates():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_decisions_check_fails_on_a_decision_added_without_its_index(tmp_path):
+    root = tmp_path / "decisions"
+    shutil.copytree(DECISIONS, root)
+    check = [sys.executable, str(SCRIPT), "--check", "--root", str(root)]
+    assert subprocess.run(check, capture_output=True, text=True).returncode == 0
+    n = max(int(p.name[:4]) for p in root.glob("[0-9]*.md")) + 1
+    (root / f"{n:04d}-a-new-decision.md").write_text(
+        f"# {n}. A new decision\n\nStatus: current.\n\nArea: Records\n\nWhat was chosen.\n",
+        encoding="utf-8")
+    done = subprocess.run(check, capture_output=True, text=True)
+    assert done.returncode == 1 and len(done.stdout.strip().splitlines()) == 1, done.stdout
+    assert "not current" in done.stdout
+    write = subprocess.run([sys.executable, str(SCRIPT), "--root", str(root)],
+                           capture_output=True, text=True)
+    assert write.returncode == 0, write.stdout + write.stderr
+    assert subprocess.run(check, capture_output=True, text=True).returncode == 0
+    assert f"({n:04d}-a-new-decision.md)" in (root / "README.md").read_text(encoding="utf-8")
 
 
 # ------------------------------------------- every path and command a newcomer reads

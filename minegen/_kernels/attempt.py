@@ -10,7 +10,7 @@ solver (``tiers.solve_tiers``, F1 included) instead of F1's ``solver.solve`` on 
 attempt, so the chosen attempt's record carries them. ``tiers`` is an argument numba can
 decide before typing (left out, or the constant True), so it prunes the solver branch not
 taken: the default path compiles and runs exactly F1 (cold compile budget, see
-docs/decisions.md "Difficulty tiers").
+docs/decisions/, decision 56 "Difficulty tiers").
 
 Named interface: the row arrives as ``codes.KernelInputs`` (``RowPlan.kernel_inputs``), the
 work arrays as a ``Workspace``; work rows are indexed by ``codes.W8`` / ``codes.W32`` and the
