@@ -133,11 +133,15 @@ def test_a_design_code_in_a_doc_links_the_table_that_maps_it():
     """"05 §15.2" in a doc's text opens docs/tilegen.md's table of codes (which names the
     repository's section); not inside code, not inside a link, not in that table itself."""
     text = "# X\n\nAs 05 §15.2 says (and 05 §10.2, §11.2); `05 §3`; [05 §16](tilegen.md#gates).\n"
-    html = docsite.page("design", text, {"design", "tilegen"}, "0" * 64)
+    html = docsite.page("design", text, {"design", "tilegen"}, "0" * 64, "tilegen")
     to_table = re.findall(r'<a href="tilegen.html#codes-used-in-comments">([^<]*)</a>', html)
     assert to_table == ["05 §15.2", "05 §10.2, §11.2"]
     assert "<code>05 §3</code>" in html and '<a href="tilegen.html#gates">05 §16</a>' in html
     table = ("# T\n\n## Codes used in comments\n\n05 §16 is the ladder.\n\n## Next\n\n"
              "05 §16.\n")
-    own = docsite.page("tilegen", table, {"tilegen"}, "0" * 64)
+    own = docsite.page("tilegen", table, {"tilegen"}, "0" * 64, "tilegen")
     assert re.findall(r'<a href="([^"]*)">05', own) == ["#codes-used-in-comments"]
+    # the doc with that section is found by its heading, not by its name
+    other = "# D\n\n## Codes used in comments\n\nA1 stage 1.\n\n## Next\n\n05 §3.\n"
+    assert docsite.codes_doc({"a": other, "tilegen": table, "z": table}) == "tilegen"
+    assert docsite.codes_doc({"design": text}) is None

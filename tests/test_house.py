@@ -25,9 +25,13 @@ from pipeline.store import atomic
 
 REPO = Path(__file__).resolve().parent.parent
 GENERIC = ("engine", "store", "analysis", "reports")
-# Minesweeper words that must not appear in the generic layers (code, not prose about it)
+# Game words that must not appear in the generic layers (code, not prose about it)
 GAME_WORDS = re.compile(r"\b(mines?|fog\w*|inferab\w*|level_index|node_depth|sigma|"
-                        r"board_gen|solver\w*|BoardGen\w*|RowPlan|Tables)\b")
+                        r"board_gen|solver\w*|BoardGen\w*|RowPlan|Tables|"
+                        # ... and tile-match words (issue 42: generic code carries neither)
+                        r"tiles?|tilegen|tile_\w+|slots?|city_id|city|cities|level_id|"
+                        r"pass[_ ]rates?|tool_free\w*|tool_assist\w*|undo\w*|shuffle\w*|"
+                        r"revives?|layers?|pieces?|presets?|funnel\w*|beijing)\b")
 
 
 def modules(package: str) -> list[Path]:

@@ -86,7 +86,7 @@ def pages(tmp_path_factory, cluster) -> dict[str, Path]:
             "minegen tune": tunes["minegen"] / "tune.html",
             "tilegen tune": tunes["tilegen"] / "tune.html",
             "reconcile": next((out / "tilegen" / "reconcile").glob("*/report.html")),
-            "tilegen funnel": tunes["tilegen"] / "funnel.html",
+            "tilegen funnel": tunes["tilegen"] / "progression.html",
             "index": out / "index.html"}
 
 
@@ -821,7 +821,7 @@ def test_the_tile_match_summary_says_what_fails_as_the_records_do(pages):
 
 
 def test_the_tune_links_the_funnel_of_both_tables(browser, pages):
-    """The tilegen tune page links funnel.html; there each city's chart draws the funnel
+    """The tilegen tune page links progression.html; there each city's chart draws the funnel
     the model predicts from the shipped boards' rates of the baseline run and of the
     proposed tables' run (read back from the chart's data), and the verdict names the
     share reaching level 6 for both."""
@@ -833,11 +833,11 @@ def test_the_tune_links_the_funnel_of_both_tables(browser, pages):
     doc = json.loads((tune / "tune.json").read_text())
     now, then = shipped_rates(Path(doc["baseline_run"])), shipped_rates(Path(doc["proposed_run"]))
     with open_page(browser, pages["tilegen tune"]) as (page, errors):
-        link = page.locator("details:has(#runs) a", has_text="progress through each city")
+        link = page.locator("details:has(#runs) a", has_text="progress through the table")
         assert link.count() == 1 and errors == []
         link.click()
         page.wait_for_load_state("load")
-        assert page.url.endswith("/funnel.html") and page.locator("#verdict").is_visible()
+        assert page.url.endswith("/progression.html") and page.locator("#verdict").is_visible()
         verdict = page.locator("details:has(#verdict) tbody tr")
         assert verdict.count() == len(now) == 6
         for city in now:

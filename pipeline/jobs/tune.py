@@ -122,11 +122,11 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                apply_command=hints.audit_command("tune", "--apply", folder.name,
                                                  generator=ref, out=a.out),
                wall_s=round(time.perf_counter() - t0, 3))
-    funnel = gen.progression_page(Path(doc["baseline_run"]), Path(doc["proposed_run"]),
-                                  folder.name)
-    if funnel is not None:  # players through the levels, now and proposed (decision 260)
-        atomic.write_text(folder / "funnel.html", funnel)
-        doc["funnel_page"] = "funnel.html"
+    progression = gen.progression_page(Path(doc["baseline_run"]), Path(doc["proposed_run"]),
+                                       folder.name)
+    if progression is not None:  # players through the rows, now and proposed (decision 260)
+        atomic.write_text(folder / "progression.html", progression)
+        doc["progression_page"] = "progression.html"
     atomic.write_text(folder / "tune.json", runs.to_json(doc))
     atomic.write_text(folder / "patch.md", tune_page.markdown(doc))
     atomic.write_text(folder / "tune.html", tune_page.html(doc, str(folder)))

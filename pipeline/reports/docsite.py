@@ -14,7 +14,8 @@ Contracts:
 - A link between two docs becomes a link between their pages; a link to any other file of
   the repository (README.md, tables/) becomes its text and the path, "in the repository"
   (nothing outside ``<out>`` is linked). A design section code in a doc's text ("05 §16")
-  links the table of docs/tilegen.md that names the repository's section for it.
+  links the doc's table (a section "Codes used in comments") that names the repository's
+  section for it.
 - A page is rewritten only when its source or the set of docs changed (a digest in the
   page); each write is the atomic one (``boardcore.files``), inside ``<out>/docs/`` only.
 """
@@ -37,9 +38,10 @@ from boardcore import assets, files
 FOLDER = "docs"  # <out>/docs/: the rendered pages
 RENDERING = "2"  # bump when the page template changes: every folder's pages are redone
 # the design's section codes the docs cite ("05 §15.2"), each linked to the table that maps
-# them to the repository's own sections (docs/tilegen.md)
+# them to the repository's own sections (whichever doc has the section CODES)
 CODE = re.compile(r"\b05 §\d+(?:\.\d+)?(?:(?:, | – |–)§\d+(?:\.\d+)?)*")
-CODES = ("tilegen", "codes-used-in-comments")
+CODES = "codes-used-in-comments"
+_CODES_HEADING = re.compile(r"^#{2,6} +Codes used in comments *$", re.M)
 _DIGEST = re.compile(r'<meta name="minegen-docs" content="([0-9a-f]{64})">')
 
 CSS = """
@@ -140,15 +142,29 @@ def _coded(kids: list, href: str) -> list:
     return out
 
 
-def page(name: str, text: str, names: set[str], digest: str) -> str:
+def codes_doc(texts: dict[str, str]) -> str | None:
+    """The doc whose section CODES maps the design's codes: the first, by name, whose
+    section of that heading (up to the next heading of its level or above) cites one."""
+    for n in sorted(texts):
+        m = _CODES_HEADING.search(texts[n])
+        if m:
+            level = len(m.group(0)) - len(m.group(0).lstrip("#"))
+            end = re.compile(rf"^#{{1,{level}}} ", re.M).search(texts[n], m.end())
+            if CODE.search(texts[n][m.end():end.start() if end else None]):
+                return n
+    return None
+
+
+def page(name: str, text: str, names: set[str], digest: str,
+         codes_in: str | None = None) -> str:
     """One doc as a page: heading anchors (``slug``, numbered from -1 on repeats as GitHub
     does), links between docs relative, the other docs listed at the top."""
     md = _parser()
     tokens = md.parse(text)
     seen: dict[str, int] = {}
     title, section = name, ""
-    codes = (f"#{CODES[1]}" if name == CODES[0] else f"{CODES[0]}.html#{CODES[1]}") \
-        if CODES[0] in names else None
+    codes = (f"#{CODES}" if name == codes_in else f"{codes_in}.html#{CODES}") \
+        if codes_in in names else None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             words = _text(tokens[i + 1])
@@ -170,7 +186,7 @@ def page(name: str, text: str, names: set[str], digest: str) -> str:
                         close.type, close.tag, close.nesting = "text", "", 0
                         close.content = f" ({c.meta['unlinked']}, in the repository)"
                         c.nesting = 0
-            if codes and not (name == CODES[0] and section == CODES[1]):
+            if codes and not (name == codes_in and section == CODES):
                 tok.children = _coded(kids, codes)
     body = md.renderer.render(tokens, md.options, {})
     nav = " · ".join(f'<a href="{_html.escape(n)}.html">{_html.escape(n)}</a>'
@@ -186,10 +202,11 @@ def page(name: str, text: str, names: set[str], digest: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _rendered(name: str, text: str, names: frozenset[str], digest: str) -> bytes:
+def _rendered(name: str, text: str, names: frozenset[str], digest: str,
+              codes_in: str | None) -> bytes:
     """``page`` as bytes, kept for the process: a process that writes several output
     folders (a tune's, a test session's) renders each doc once, not once per folder."""
-    return page(name, text, set(names), digest).encode("utf-8")
+    return page(name, text, set(names), digest, codes_in).encode("utf-8")
 
 
 def write(out: str | os.PathLike) -> list[Path]:
@@ -200,8 +217,10 @@ def write(out: str | os.PathLike) -> list[Path]:
     names = set(sources)
     folder = Path(out) / FOLDER
     written = []
-    for name, src in sources.items():
-        text = files.read_text(src, follow=True)  # a shipped doc (links in a checkout)
+    texts = {name: files.read_text(src, follow=True)  # shipped docs (links in a checkout)
+             for name, src in sources.items()}
+    codes_in = codes_doc(texts)
+    for name, text in texts.items():
         digest = hashlib.sha256("\0".join([RENDERING, *sorted(names), text]).encode()
                                 ).hexdigest()
         target = folder / f"{name}.html"
@@ -213,7 +232,7 @@ def write(out: str | os.PathLike) -> list[Path]:
         if m and m.group(1) == digest:
             continue
         folder.mkdir(parents=True, exist_ok=True)
-        data = _rendered(name, text, frozenset(names), digest)
+        data = _rendered(name, text, frozenset(names), digest, codes_in)
         written.append(files.write(target, data))
     return written
 

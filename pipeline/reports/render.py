@@ -298,7 +298,7 @@ FOLD_SCRIPT = """<script>
 </script>"""
 
 FILTER_BOX = ('<p class="filter"><label>Filter every table: <input id="filter" type="search" '
-              'placeholder="a row, a city, a line: (3, 4), beijing, G-TF"></label> '
+              'placeholder="a row, a word of it, a line"></label> '
               '<span id="filter-count" class="na"></span> · <button type="button" '
               'id="open-all">open every section</button> <button type="button" '
               'id="fold-all">fold every section</button></p>')

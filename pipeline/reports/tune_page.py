@@ -305,9 +305,9 @@ def document(doc: dict, here: str | None = None) -> list[Section]:
                                 " (the rows as `--rows` takes them)."))
     head.blocks.append(_overview(doc))
     head.blocks += tune_confirm.final_breaks(doc)
-    if doc.get("funnel_page"):
-        head.blocks.append(Para("How many players would reach each level, now and with the "
-                                f"proposal: [the progression funnel]({doc['funnel_page']})."))
+    if doc.get("progression_page"):
+        head.blocks.append(Para("How players would progress through the table, now and with "
+                                f"the proposal: [their progression]({doc['progression_page']})."))
     head.blocks.append(Para("Every run, tune and sweep of this output folder: "
                             f"[index.html]({SITE}/index.html)."))
     out = [head]
@@ -382,10 +382,11 @@ def _links(doc: dict, here: str | None) -> Section:
              else "what moved between them: diff.html (diff.md)"),
         Cell(link("the proposed table root", os.path.join(here, "tables")) if here
              else "the proposed table root: tables/"),
-        *([Cell(link("how players would progress through each city's levels, now and with "
-                     "the proposal", os.path.join(here, doc["funnel_page"])) if here else
-                f"the players' funnel, now and with the proposal: {doc['funnel_page']}")]
-          if doc.get("funnel_page") else []),
+        *([Cell(link("how players would progress through the table, now and with the "
+                     "proposal", os.path.join(here, doc["progression_page"])) if here else
+                "how players would progress through the table, now and with the proposal: "
+                f"{doc['progression_page']}")]
+          if doc.get("progression_page") else []),
     ]))
     return sec
 

@@ -322,7 +322,9 @@ def cmd_reconcile(args) -> int:
             if args.junit_xml:
                 from pipeline.reports import junit
 
-                print("JUnit: " + str(junit.write(args.junit_xml, junit.reconcile_document(
+                from .reconcile_junit import reconcile_document
+
+                print("JUnit: " + str(junit.write(args.junit_xml, reconcile_document(
                     doc, folder), "reconcile.xml")))
     except read.TelemetryError as e:  # no usable session: the run's tables may be why
         if differs:
