@@ -48,15 +48,20 @@ def audit_exit(p: subprocess.CompletedProcess, out, generator: str = "minegen",
                run_id: str | None = None):
     """An audit's exit code is the verdict its run wrote: 0 where every hard line holds
     (``assertions.json``), 1 where one fails, never a crash; the run folder (``run_id``, else
-    the newest: run ids begin with their UTC start, and LATEST may stay on another root's
-    run or skip a run of some rows) is returned."""
+    the one its summary names, ``report: <run>/report.html``: LATEST may stay on another
+    root's run, and two runs may start in the same second) is returned."""
     import json
     from pathlib import Path
 
     assert p.returncode in (0, 1), p.stderr
     vdir = Path(out) / "metric_v1" if generator == "minegen" else \
         Path(out) / generator.split(":")[0] / "metric_v1"
-    run = vdir / run_id if run_id else max(vdir.glob("2*"), key=lambda d: d.name)
+    if run_id:
+        run = vdir / run_id
+    else:
+        (said,) = [ln for ln in p.stdout.splitlines() if ln.startswith("report: ")]
+        run = Path(said.removeprefix("report: ")).parent
+        assert run.resolve().parent == vdir.resolve(), (run, vdir)
     holds = json.loads((run / "assertions.json").read_text())["hard_lines_hold"]
     assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
     return run

@@ -82,9 +82,11 @@ atexit.register(_own_socket_at_exit)
 def listening() -> set[str] | None:
     """The paths of the Unix sockets that some process listens on (``/proc/net/unix``,
     this network namespace), or None where that cannot be read."""
-    try:
-        text = Path("/proc/net/unix").read_text(errors="replace")
-    except OSError:
+    from boardcore import files
+
+    try:  # /proc/net is a link (to self/net); its files say size 0 and are read to the end
+        text = files.read_bytes("/proc/net/unix", follow=True).decode(errors="replace")
+    except (OSError, files.Refused):
         return None
     paths = set()
     for line in text.splitlines()[1:]:
