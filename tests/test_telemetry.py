@@ -14,7 +14,7 @@ import pytest
 from cli_harness import audit_exit, run_cli
 
 from tilegen.table_loader import load_tables
-from tilegen.telemetry import candidates, read, stats, synth
+from tilegen.telemetry import candidates, read, schema, stats, synth
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD = dict(city_id="beijing", level_id="1", revision="1", seed="14323768753098000001",
@@ -54,6 +54,99 @@ def test_every_bad_row_is_counted_with_its_reason(tmp_path, fmt):
     assert c["first_fail_step"].to_list() == [None, 12, None, None]
     dups = read.duplicates(clean).collect()
     assert dups.height == 1 and dups["copies"].to_list() == [3]
+
+
+def plain_reason(row: dict) -> str | None:
+    """The row rules read the slow, obvious way (Python, one row, in declaration order):
+    the twin of ``schema.with_reasons``. Values are ASCII here: whitespace and digits mean
+    the same to Python and to Polars."""
+    import datetime as dt
+    import re
+
+    def whole(v: str) -> bool:
+        return re.fullmatch(r"[0-9]+", v) is not None
+
+    def number(v: str) -> float | None:
+        try:
+            return float(v)
+        except ValueError:
+            return None
+
+    strip = {k: (v.strip() if v is not None else None) for k, v in row.items()}
+    for f in schema.SESSION:
+        raw = strip[f.name]
+        missing = raw is None or raw == ""
+        if not f.nullable and missing:
+            return f"{f.name} is missing"
+        if missing:
+            continue
+        if f.dtype in ("int64", "uint64") and (not whole(raw) or (
+                f.dtype == "uint64" and int(raw) >= 2**64)):
+            return f"{f.name} is not a whole number >= 0"
+        v = number(raw)
+        if f.dtype == "float64" and (v is None or v != v or abs(v) == float("inf")):
+            return f"{f.name} is not a number"
+        if f.dtype in ("int64", "float64") and (f.ge is not None or f.le is not None) \
+                and v is not None and not (
+                (f.ge is None or v >= f.ge) and (f.le is None or v <= f.le)):
+            return f"{f.name} is outside {schema._range(f)}"
+        if f.dtype == "int64" and f.le is None and int(raw) > schema.I64_MAX:
+            return f"{f.name} is outside {schema._range(f, schema.I64_MAX)}"
+        if f.dtype == "float64" and f.le is None and v >= 2.0**63:
+            return f"{f.name} is outside {schema._range(f, schema.I64_MAX)}"
+        if f.values is not None and raw not in f.values:
+            return f"{f.name} is not one of {', '.join(f.values)}"
+    d = strip["date"]
+    if d is not None:
+        try:
+            day = dt.date.fromisoformat(d) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", d) else None
+        except ValueError:
+            day = None
+        if day is None:
+            return "date is not a UTC date YYYY-MM-DD"
+        if not schema.DATE_MIN <= d <= schema.DATE_MAX:
+            return f"date is outside {schema.DATE_MIN} to {schema.DATE_MAX}"
+    if strip["result"] == "fail" and not strip["first_fail_step"]:
+        return "first_fail_step is missing on a failed session"
+    return None
+
+
+EDGES = [None, "", *map(str, range(-3, 11)), str(2**63 - 1), str(2**63), str(2**64 - 1),
+         str(2**64), "100001", "+5", "-0", "1e3", "0.5", "61.5", "nan", "inf", "-inf",
+         "9.3e18", "abc", "12a", *schema.RESULTS, "lose", "beijing", "p1", "2026-11-30",
+         "2026-13-01", "2026-02-30", "1969-12-31", "1970-01-01", "2149-06-06", "2149-06-07",
+         "2026-1-01"]  # every edge a rule names, and text of every other field
+STARTS = [GOOD, {**GOOD, "result": "fail"}]  # won; failed without its fail step
+
+
+def test_the_row_rules_equal_a_row_by_row_reading():
+    """``schema.with_reasons`` (helper columns, one chain) gives every row the reason the
+    plain reading gives it, walking every field at every edge (padded or not) and every
+    pair of fields at a few edges (which rule comes first), from a won and a failed row;
+    every rule is reached."""
+    import itertools
+
+    rows = [{**s, n: v if v is None else pad + v + pad} for s in STARTS
+            for n in schema.NAMES for v in EDGES for pad in ("", " ", "\t")]
+    few = [None, "", "-3", "9", "100001", str(2**64), "nan", "fail", "2149-06-07"]
+    rows += [{**s, a: v, b: w} for s in STARTS
+             for a, b in itertools.combinations(schema.NAMES, 2) for v in few for w in few]
+    frame = pl.DataFrame(rows, schema={n: pl.String for n in schema.NAMES})
+    got = schema.with_reasons(frame.lazy()).collect()
+    assert got.columns == [*schema.NAMES, "reason"]
+    want = [plain_reason(r) for r in rows]
+    diff = [(r, g, w) for r, g, w in zip(rows, got["reason"], want) if g != w]
+    assert not diff, (len(diff), diff[:3])
+    reached = set(want)
+    for f in schema.SESSION:  # each rule of each field gives its reason somewhere
+        assert f.nullable or f"{f.name} is missing" in reached
+        if "int" in f.dtype:
+            assert f"{f.name} is not a whole number >= 0" in reached
+        if f.ge is not None or f.le is not None:
+            assert any(x and x.startswith(f"{f.name} is outside") for x in reached), f.name
+    assert {"time_spent_sec is not a number", "date is not a UTC date YYYY-MM-DD",
+            "first_fail_step is missing on a failed session", None} <= reached
+    assert any(x and x.startswith("date is outside") for x in reached)
 
 
 def test_a_missing_column_or_format_is_bad_input(tmp_path):

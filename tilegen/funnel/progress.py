@@ -38,7 +38,7 @@ def histories(telemetry: Path, boards: pl.DataFrame, total: int) -> dict:
         if share < 1.0:  # a fixed sample of players: the hash of the id, not a draw
             lf = lf.filter(pl.col("player_id").hash(seed=7) % 1_000_000
                            < int(share * 1_000_000))
-        return (lf.with_columns(read.reason()).filter(pl.col("reason").is_null())
+        return (read.with_reason(lf).filter(pl.col("reason").is_null())
                 .with_columns(schema.parsed()).filter(pl.col("player_id").is_not_null()))
 
     # file by file, as the tallies read them: a line no reader takes is a bad row there,

@@ -38,6 +38,7 @@ not to the order of the vectorised loop, so the same arguments write the same by
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -172,7 +173,7 @@ def _attempt(model: Players, b: pl.DataFrame, eta: np.ndarray, skill: np.ndarray
     peak = np.clip(np.round(b["peak"].to_numpy()[bd] + 2 * u[11] - 0.5), 0, schema.MAX_SLOT)
     part = {"board": bd, "player": who, "level": np.full(who.size, level),
             "attempt": np.full(who.size, k),
-            "result": np.where(win, "win", np.where(quit_, "quit", "fail")),
+            "result": np.where(win, 0, np.where(quit_, 1, 2)).astype(np.int8),  # OUTCOMES
             "revived": revive.astype(np.int64), "undo_uses": undo.astype(np.int64),
             "remove_uses": remove.astype(np.int64), "shuffle_uses": shuffle.astype(np.int64),
             "peak_slot_usage": np.where(stuck & ~quit_, schema.MAX_SLOT, peak).astype(np.int64),
@@ -181,21 +182,22 @@ def _attempt(model: Players, b: pl.DataFrame, eta: np.ndarray, skill: np.ndarray
     return part, win, stay
 
 
+OUTCOMES = ("win", "quit", "fail")  # an attempt's result, by the code ``_attempt`` gives
+
+
 def _frame(b: pl.DataFrame, parts: list[dict], start: str) -> pl.DataFrame:
-    """The sessions in (player, level, attempt) order, as the schema declares them."""
-    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    order = np.lexsort((cols["attempt"], cols["level"], cols["player"]))
-    cols = {k: v[order] for k, v in cols.items()}
-    bd = cols["board"]
-    day = np.datetime64(start) + cols["day"].astype("timedelta64[D]")
-    return pl.DataFrame({
-        "city_id": b["city_id"].to_numpy()[bd], "level_id": b["level_id"].to_numpy()[bd],
-        "revision": b["revision"].to_numpy()[bd], "seed": b["seed"].to_numpy()[bd],
-        "result": cols["result"], "revived": cols["revived"],
-        "peak_slot_usage": cols["peak_slot_usage"], "undo_uses": cols["undo_uses"],
-        "remove_uses": cols["remove_uses"], "shuffle_uses": cols["shuffle_uses"],
-        "time_spent_sec": cols["time_spent_sec"], "first_fail_step": cols["first_fail_step"],
-        "date": day.astype(str), "player_id": np.char.add("p", cols["player"].astype(str)),
-        "source": SOURCE,
-    }).with_columns(pl.col("first_fail_step").cast(pl.Int64, strict=False),
-                    pl.col("seed").cast(pl.UInt64))
+    """The sessions in (player, level, attempt) order, as the schema declares them. Text
+    columns are gathered from their few distinct values by Polars (a board's, an outcome's)
+    or formatted by it (the date, the player id), not built as NumPy strings."""
+    cols = pl.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]}).sort(
+        "player", "level", "attempt")  # one row each: the order is total
+    board = b.select("city_id", "level_id", "revision",
+                     pl.col("seed").cast(pl.UInt64))[cols["board"]]
+    return board.with_columns(cols.select(
+        pl.lit(pl.Series(OUTCOMES)).get(pl.col("result")).alias("result"),
+        "revived", "peak_slot_usage", "undo_uses", "remove_uses", "shuffle_uses",
+        "time_spent_sec", pl.col("first_fail_step").cast(pl.Int64, strict=False),
+        (pl.lit(dt.date.fromisoformat(start)) + pl.duration(days=pl.col("day")))
+        .cast(pl.String).alias("date"),
+        pl.format("p{}", "player").alias("player_id"),
+        pl.lit(SOURCE).alias("source")))

@@ -241,15 +241,16 @@ def _lone(v: str) -> bool:
 
 def sessions(path: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """(clean sessions, bad rows with their reason), both lazy."""
-    tagged = raw(path).with_columns(reason())
+    tagged = with_reason(raw(path))
     bad = tagged.filter(pl.col("reason").is_not_null()).select("file", "row", "reason")
     clean = tagged.filter(pl.col("reason").is_null()).select(schema.parsed())
     return clean, bad
 
 
-def reason() -> pl.Expr:
-    """A row's reason: the line's own (``unreadable``), else the first row rule it breaks."""
-    return pl.coalesce(pl.col("unreadable"), schema.reasons()).alias("reason")
+def with_reason(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """``lf`` with each row's reason: the line's own (``unreadable``), else the first row
+    rule it breaks (``schema.with_reasons``)."""
+    return schema.with_reasons(lf, pl.col("unreadable"))
 
 
 def hashed(clean: pl.LazyFrame) -> pl.LazyFrame:
