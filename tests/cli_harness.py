@@ -65,3 +65,62 @@ def audit_exit(p: subprocess.CompletedProcess, out, generator: str = "minegen",
     holds = json.loads((run / "assertions.json").read_text())["hard_lines_hold"]
     assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
     return run
+
+
+def tune_exit(p: subprocess.CompletedProcess):
+    """A tune's exit code is the verdict of its proposed tables' own audit: 0 where every
+    hard line holds there (that audit's ``assertions.json``), 1 where one fails; the tune
+    folder (the summary's last line, ``tune: <folder>``) is returned."""
+    import json
+    from pathlib import Path
+
+    assert p.returncode in (0, 1), p.stderr
+    folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
+    (audited,) = (folder / "audit").rglob("assertions.json")
+    holds = json.loads(audited.read_text())["hard_lines_hold"]
+    assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
+    assert json.loads((folder / "tune.json").read_text())["exit_code"] == p.returncode
+    return folder
+
+
+def reconcile_exit(p: subprocess.CompletedProcess) -> dict:
+    """A reconcile's exit code says whether its report flags anything: 1 where it names an
+    abnormal seed or a row outside (or off) its prediction, else 0; its reconcile.json (in
+    the folder of the summary's ``report: <folder>/report.html`` line) is returned."""
+    import json
+    from pathlib import Path
+
+    assert p.returncode in (0, 1), p.stderr
+    (said,) = [ln for ln in p.stdout.splitlines() if ln.startswith("report: ")]
+    doc = json.loads((Path(said.removeprefix("report: ")).parent / "reconcile.json")
+                     .read_text())
+    flags = bool(doc["abnormal_seeds"]) or any(r.get("outside") or r.get("off_target")
+                                               for r in doc["rows"])
+    assert p.returncode == (1 if flags else 0), (p.returncode, flags, p.stderr)
+    return doc
+
+
+def sweep_exit(p: subprocess.CompletedProcess) -> dict:
+    """A sweep's exit code: 0 where some valid value holds every hard line while keeping
+    what the row asks for (no flag), 1 where none does (its sweep.json, in the folder of
+    the summary's last line ``sweep: <folder>``, is returned)."""
+    import json
+    from pathlib import Path
+
+    assert p.returncode in (0, 1), p.stderr
+    folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
+    doc = json.loads((folder / "sweep.json").read_text())
+    holds = any(v["status"] == "ok" and v["holds"] and not v.get("flags")
+                for v in doc["values"])
+    assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
+    return doc
+
+
+def job_exit(p: subprocess.CompletedProcess, out, args) -> None:
+    """The exit code of ``minegen ARGS`` held to what its job wrote, for an audit, a sweep,
+    a tune or a reconcile (``audit_exit``, ``sweep_exit``, ``tune_exit``,
+    ``reconcile_exit``); ``args``: the command line, its generator from --generator."""
+    args = [str(a) for a in args]
+    gen = args[args.index("--generator") + 1] if "--generator" in args else "minegen"
+    {"audit": lambda: audit_exit(p, out, gen), "sweep": lambda: sweep_exit(p),
+     "tune": lambda: tune_exit(p), "reconcile": lambda: reconcile_exit(p)}[args[0]]()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_harness import audit_exit, run_cli
+from cli_harness import audit_exit, reconcile_exit, run_cli, tune_exit
 
 from pipeline.store import runs
 
@@ -199,8 +199,7 @@ def test_tune_of_a_run_applies_to_its_own_root_and_says_so(two_roots, cluster):
     before = Path(first, "toy.toml").read_text()
     p = run_cli("minegen", "tune", "--generator", "toygen:GENERATOR", "--run", ids[second],
                 "--scheduler", cluster, "--out", out)
-    assert p.returncode in (0, 1), p.stderr
-    folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
+    folder = tune_exit(p)
     doc = json.loads((folder / "tune.json").read_text())
     assert doc["tables"] == second and doc["changes"], doc.get("changes")
     p = run_cli("minegen", "tune", "--apply", folder.name, "--out", out)
@@ -322,7 +321,8 @@ def test_reconcile_of_another_table_s_run_says_so_in_one_line(tile_run, tmp_path
     out = tmp_path / "out"
     p = run_cli("minegen", "reconcile", "--run", run, "--out", out, "--telemetry",
                 tmp_path / "t.csv", cwd=REPO)
-    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+    reconcile_exit(p)
+    assert "Traceback" not in p.stderr, p.stderr
     (said,) = [ln for ln in p.stderr.splitlines() if "audited the tables" in ln]
     assert said == (f"reconcile: --run run audited the tables at {copy} (hash ffffffffffff), "
                     f"not {DEFAULT_ROOT} (hash {content_hash(DEFAULT_ROOT)[:12]}), the "
@@ -340,7 +340,8 @@ def test_reconcile_of_another_table_s_run_says_so_in_one_line(tile_run, tmp_path
     pl.DataFrame(rows).write_csv(tmp_path / "t.csv")
     p = run_cli("minegen", "reconcile", "--run", same, "--out", out, "--telemetry",
                 tmp_path / "t.csv", cwd=REPO)
-    assert p.returncode in (0, 1) and "audited the tables" not in p.stderr, p.stderr
+    reconcile_exit(p)
+    assert "audited the tables" not in p.stderr, p.stderr
 
 
 def test_reconcile_names_the_shipped_tables_latest_run_when_there_is_one(tile_run, tmp_path):
@@ -358,7 +359,7 @@ def test_reconcile_names_the_shipped_tables_latest_run_when_there_is_one(tile_ru
         tmp_path / "t.csv")
     p = run_cli("minegen", "reconcile", "--run", run.name, "--out", out, "--telemetry",
                 tmp_path / "t.csv", cwd=REPO)
-    assert p.returncode in (0, 1), p.stderr
+    reconcile_exit(p)
     assert (f"; reconcile their run: minegen reconcile --run {shipped.name} --telemetry "
             f"{tmp_path / 't.csv'} --out {out}") in p.stderr, p.stderr
     assert os.path.isdir(out / "tilegen" / "reconcile")

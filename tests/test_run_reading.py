@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_harness import run_cli
+from cli_harness import run_cli, tune_exit
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parent.parent
@@ -73,7 +73,6 @@ def test_tune_refuses_a_run_of_other_tables_or_another_generator(both):
 def test_the_readme_loop_tunes_latest_after_both_audits(both, cluster):
     out, ids = both
     p = cli("tune", "--run", "LATEST", "--out", out, "--scheduler", cluster)
-    assert p.returncode in (0, 1), p.stderr
-    folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("tune: "))
+    folder = tune_exit(p)
     doc = json.loads((folder / "tune.json").read_text())
     assert doc["n"] == 16 and Path(doc["baseline_run"]).name == ids["minegen"]
