@@ -1,6 +1,6 @@
 """Reading telemetry (decision 196): Parquet (a file, or a folder of them: a partitioned
 dataset), CSV and NDJSON, as text columns, so that every format goes through the same row
-rules (``schema.reasons``) and nothing is collected per row. Every value is read as its
+rules (``schema.with_reasons``) and nothing is collected per row. Every value is read as its
 text, whatever type the format gives it: an NDJSON column may hold 1 on one line and "x",
 1.5 or [1] on another, and only those lines break a rule.
 
@@ -41,7 +41,7 @@ from . import firsts, schema
 
 FORMATS = {".parquet": "parquet", ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson"}
 TEXT = {n: pl.String for n in schema.NAMES}
-# a line that cannot be a session: its reason, ahead of every row rule (schema.reasons)
+# a line that cannot be a session: its reason, ahead of every row rule (schema.with_reasons)
 NOT_JSON = "not valid JSON"
 NOT_OBJECT = "not a JSON object"
 NOT_UTF8 = "not UTF-8 text"
