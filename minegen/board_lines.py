@@ -1,6 +1,7 @@
 """What one board says about each hard line of its row (the play page's outcome line).
 
-A hard line (``audit.lines.LINES``) is judged per row over its N boards; a single board
+A hard line (``audit.lines.LINES``; this module is library code: it never imports the
+audit side) is judged per row over its N boards; a single board
 either counts against it or not, by the same per-board test the audit aggregates
 (``audit.generator.aggregations``): A counts a board below the target (inferability or
 inferability_core), A' an illegal board (exit accept_least_bad), B a board missing fog
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .table_checks import TARGET_FLOOR
+
 
 @dataclass(frozen=True)
 class BoardLine:
@@ -24,9 +27,7 @@ class BoardLine:
 
 def board_lines(record: dict) -> list[BoardLine]:
     """The hard lines that apply to the board's row, each judged on this board alone."""
-    from .audit.lines import LINES  # thresholds are read from the one declaration
-
-    floor = next(ln.threshold for ln in LINES if ln.name == "A''")
+    floor = TARGET_FLOOR  # the threshold of line A'', declared once (table_checks)
     r = record
     target = r["inferability_target"]
     out = [

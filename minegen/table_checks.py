@@ -37,6 +37,11 @@ MONOTONE_FIELDS = (
 )
 
 
+# The least inferability target a row may ask (A1): the domain's floor, and the threshold
+# of line A'' (``audit.lines``), by which the play page judges a board too (``board_lines``)
+TARGET_FLOOR = 0.85
+
+
 def _ints(*names: str, lo: int, hi: int | None) -> list[FieldSpec]:
     return [FieldSpec(n, "int", lo, hi) for n in names]
 
@@ -47,7 +52,7 @@ BOARD_GEN_FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("node_depth", "int", 0, 255),
     *_ints("board_width", "board_height", lo=8, hi=64),
     FieldSpec("mine_density", "float", 0, 0.5, lo_open=True),
-    FieldSpec("inferability_target", "float", 0.85, 1),
+    FieldSpec("inferability_target", "float", TARGET_FLOOR, 1),
     FieldSpec("solver_rules", "enum", choices=SOLVER_RULES),
     FieldSpec("min_safe_count", "int", 1, 999),
     FieldSpec("max_gen_attempts", "int", 1, 32),

@@ -88,6 +88,72 @@ def test_the_import_picture():
     assert [b for p in files for b in _rule_breaks(p)] == []
 
 
+def _module(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _reaches_audit(packages=("boardcore", "pipeline", *GAMES)) -> list[str]:
+    """Game library modules (outside ``<game>/audit/``) that pull in the platform or a
+    game's audit side at run time: every import a module makes (a function's too), with
+    the packages each import runs (``a.b.c`` runs ``a`` and ``a.b``), followed through the
+    project's modules. One line each, with the chain that gets there."""
+    files = {_module(p): p for pkg in packages for p in modules(pkg)}
+
+    def runs(name: str) -> set[str]:
+        parts = name.split(".")
+        return {m for m in (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                if m in files}
+
+    graph = {m: set().union(*map(runs, imports(p))) - {m} for m, p in files.items()}
+    out = []
+    for m in sorted(files):
+        top = m.split(".")[0]
+        if top not in GAMES or m.startswith(f"{top}.audit"):
+            continue
+        via, todo = {m: None}, [m]
+        while todo:  # breadth first: the shortest chain to each module
+            x = todo.pop(0)
+            for y in sorted(graph[x] - via.keys()):
+                via[y] = x
+                todo.append(y)
+        hit = next((x for x in via if x.split(".")[0] == "pipeline" or (
+            x.split(".")[0] in GAMES and ".audit" in f"{x}.")), None)
+        if hit:
+            chain = [hit]
+            while via[chain[-1]] is not None:
+                chain.append(via[chain[-1]])
+            out.append(" <- ".join(chain))
+    return out
+
+
+def test_game_library_code_reaches_no_platform_at_run_time():
+    """What a game's library module pulls in when it runs, not only what it names: the
+    play page's lines once reached the platform through ``minegen/audit/lines.py``."""
+    assert _reaches_audit() == []
+
+
+def test_the_transitive_rule_does_catch_offenders(tmp_path, monkeypatch):
+    fake = {"minegen/__init__.py": "", "minegen/audit/__init__.py": "",
+            "minegen/audit/lines.py": "from pipeline.analysis.lines import Line\n",
+            "minegen/board_lines.py": "def f():\n    from .audit.lines import LINES\n",
+            "minegen/play_page.py": "from . import board_lines\n",
+            "minegen/rng.py": "import numpy\n",
+            "pipeline/__init__.py": "", "pipeline/analysis/__init__.py": "",
+            "pipeline/analysis/lines.py": "", "tilegen/__init__.py": "",
+            "tilegen/warm.py": "import tilegen.audit.generator\n",
+            "tilegen/audit/__init__.py": "", "tilegen/audit/generator.py": "",
+            "boardcore/__init__.py": ""}
+    for rel, text in fake.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    assert _reaches_audit() == [
+        "minegen.audit <- minegen.board_lines",
+        "minegen.audit <- minegen.board_lines <- minegen.play_page",
+        "tilegen.audit <- tilegen.warm"]
+
+
 def test_the_core_names_no_game():
     hits = []
     for path in modules("boardcore"):

@@ -74,7 +74,7 @@ def _loaded():  # runs on a worker, before any task
 
     from minegen._kernels import attempt
 
-    return {"warmed": "minegen.warmed" in sys.modules,
+    return {"warmed": "minegen.audit.warmed" in sys.modules,
             "kernels": len(attempt.generate_boards_tiers.signatures)
             + len(attempt.generate_boards.signatures)}
 
@@ -88,10 +88,10 @@ def test_a_warm_kernel_cache_is_loaded_once_in_the_template(tmp_path, monkeypatc
 
     gen = load_generator("minegen")
     monkeypatch.setattr(type(gen), "cold", lambda self: True)
-    assert "minegen.warmed" not in worker_modules(gen)
+    assert "minegen.audit.warmed" not in worker_modules(gen)
     monkeypatch.setattr(type(gen), "cold", lambda self: False)
     modules = worker_modules(gen)
-    assert modules[-1] == "minegen.warmed" and "minegen.batch" in modules
+    assert modules[-1] == "minegen.audit.warmed" and "minegen.batch" in modules
     out = tmp_path / "out"
     out.mkdir()
     with session(ClusterSpec(workers=2, out=str(out)), preload=modules) as s:

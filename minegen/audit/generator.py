@@ -116,7 +116,7 @@ class MinegenAudit(Generator, Tune):
         return generate_block(plan, first, count, tiers=TIERS)
 
     worker_modules = ("minegen.batch",)  # the kernels' module; ``warm`` loads them
-    warm_module = "minegen.warmed"
+    warm_module = "minegen.audit.warmed"
 
     def warm(self) -> None:
         from ..batch import warm_up

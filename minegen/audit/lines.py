@@ -19,6 +19,7 @@ from pipeline.analysis.lines import Line, Move
 from pipeline.analysis.margin import share_interval
 from pipeline.reports.document import exact, num
 
+from ..table_checks import TARGET_FLOOR
 from ..table_model import region_target_size
 
 LOWER, HIGHER = "lower", "higher"
@@ -101,7 +102,7 @@ LINES = (
                   "more attempts to find a board that meets the target"),
              Move("fog_target_ratio", LOWER, "less fog hides fewer numbers"),
              Move("inferability_target", LOWER, "a lower target accepts the boards as they are"))),
-    Line("A''", "inferability_target", ">=", 0.85, True,
+    Line("A''", "inferability_target", ">=", TARGET_FLOOR, True,
          "the row's inferability target", quantity="target", explain=_a_floor, moves=(
              Move("inferability_target", HIGHER, "up to the floor: the threshold of line A''"),)),
     Line("A'", "illegal_boards", "==", 0, True,

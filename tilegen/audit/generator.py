@@ -90,7 +90,7 @@ class TilegenAudit(Generator, Tune, Daily):
     key_fields = KEY
     index_field = "seed_index"
     record = RECORD
-    worker_modules, warm_module = ("tilegen.batch",), "tilegen.warmed"  # kernels, warm-up
+    worker_modules, warm_module = ("tilegen.batch",), "tilegen.audit.warmed"  # kernels, warm-up
     lines = LINES
     drill = DRILL
     default_root = str(DEFAULT_ROOT)

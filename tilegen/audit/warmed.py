@@ -1,4 +1,4 @@
-"""Importing this module loads the audit's kernels (``MinegenAudit.warm``).
+"""Importing this module loads the audit's kernels (``TilegenAudit.warm``).
 
 An embedded cluster's worker template imports it last, and only when the kernel cache is
 warm (``pipeline.engine.run.worker_modules``), so every worker forked from the template
@@ -6,6 +6,6 @@ starts with the kernels loaded (decision 272). Nothing else imports it: the impo
 warm-up.
 """
 
-from .audit.generator import GENERATOR
+from .generator import GENERATOR
 
 GENERATOR.warm()
