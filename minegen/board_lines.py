@@ -1,8 +1,8 @@
 """What one board says about each hard line of its row (the play page's outcome line).
 
-A hard line (``audit.lines.LINES``; this module is library code: it never imports the
-audit side) is judged per row over its N boards; a single board
-either counts against it or not, by the same per-board test the audit aggregates
+A hard line (``audit.lines.LINES``; this module is library code and never imports the
+audit side) is judged per row over its N boards; a single board either counts against it
+or not, by the same per-board test the audit aggregates
 (``audit.generator.aggregations``): A counts a board below the target (inferability or
 inferability_core), A' an illegal board (exit accept_least_bad), B a board missing fog
 regions (on rows that ask for fog and have a variant pool), B' a fogged board on a row

@@ -83,21 +83,21 @@ def tune_exit(p: subprocess.CompletedProcess):
     return folder
 
 
-def reconcile_exit(p: subprocess.CompletedProcess) -> dict:
+def reconcile_exit(p: subprocess.CompletedProcess):
     """A reconcile's exit code says whether its report flags anything: 1 where it names an
-    abnormal seed or a row outside (or off) its prediction, else 0; its reconcile.json (in
-    the folder of the summary's ``report: <folder>/report.html`` line) is returned."""
+    abnormal seed or a row outside (or off) its prediction, else 0; its folder (the
+    summary's ``report: <folder>/report.html`` line, holding reconcile.json) is returned."""
     import json
     from pathlib import Path
 
     assert p.returncode in (0, 1), p.stderr
     (said,) = [ln for ln in p.stdout.splitlines() if ln.startswith("report: ")]
-    doc = json.loads((Path(said.removeprefix("report: ")).parent / "reconcile.json")
-                     .read_text())
+    folder = Path(said.removeprefix("report: ")).parent
+    doc = json.loads((folder / "reconcile.json").read_text())
     flags = bool(doc["abnormal_seeds"]) or any(r.get("outside") or r.get("off_target")
                                                for r in doc["rows"])
     assert p.returncode == (1 if flags else 0), (p.returncode, flags, p.stderr)
-    return doc
+    return folder
 
 
 def sweep_exit(p: subprocess.CompletedProcess) -> dict:
@@ -110,10 +110,16 @@ def sweep_exit(p: subprocess.CompletedProcess) -> dict:
     assert p.returncode in (0, 1), p.stderr
     folder = Path(p.stdout.strip().splitlines()[-1].removeprefix("sweep: "))
     doc = json.loads((folder / "sweep.json").read_text())
-    holds = any(v["status"] == "ok" and v["holds"] and not v.get("flags")
-                for v in doc["values"])
+    holds = some_value_holds(doc)
     assert p.returncode == (0 if holds else 1), (p.returncode, holds, p.stderr)
     return doc
+
+
+def some_value_holds(sweep: dict) -> bool:
+    """Whether a sweep (its sweep.json) has a valid value that holds every hard line while
+    keeping what the row asks for (no flag): what its exit code 0 says."""
+    return any(v["status"] == "ok" and v["holds"] and not v.get("flags")
+               for v in sweep["values"])
 
 
 def job_exit(p: subprocess.CompletedProcess, out, args) -> None:

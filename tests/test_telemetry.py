@@ -277,10 +277,7 @@ def test_reconcile_on_dask_equals_reconcile_here(run, tmp_path, cluster):
     docs = []
     for extra in ((), ("--engine", "dask", "--scheduler", cluster)):
         p = cli("reconcile", "--out", run, "--telemetry", data, *extra)
-        reconcile_exit(p)
-        (said,) = [ln for ln in p.stdout.splitlines() if ln.startswith("report: ")]
-        docs.append((Path(said.removeprefix("report: ")).parent / "reconcile.json")
-                    .read_bytes())
+        docs.append((reconcile_exit(p) / "reconcile.json").read_bytes())
     doc = json.loads(docs[0])
     assert doc["duplicates"]["extra_copies"] == 5 and doc["bad_rows"][0]["rows"] == 5
     assert doc["sessions"] == frame.height  # each duplicate counted once, the bad row not

@@ -151,6 +151,9 @@ def _board_index(b: pl.DataFrame, cities: list[str]) -> dict[tuple[int, int], np
     return out
 
 
+OUTCOMES = ("win", "quit", "fail")  # an attempt's result, by the code ``_attempt`` gives
+
+
 def _attempt(model: Players, b: pl.DataFrame, eta: np.ndarray, skill: np.ndarray,
              boards: np.ndarray, who: np.ndarray, level: int, k: int, seed: int):
     """One attempt of the players ``who`` at ``level``: its session columns, who won, and
@@ -180,9 +183,6 @@ def _attempt(model: Players, b: pl.DataFrame, eta: np.ndarray, skill: np.ndarray
             "time_spent_sec": np.round(b["duration"].to_numpy()[bd] * (0.5 + u[12]), 1),
             "first_fail_step": np.where(stuck & ~quit_, step, np.nan)}
     return part, win, stay
-
-
-OUTCOMES = ("win", "quit", "fail")  # an attempt's result, by the code ``_attempt`` gives
 
 
 def _frame(b: pl.DataFrame, parts: list[dict], start: str) -> pl.DataFrame:

@@ -100,12 +100,13 @@ def with_reasons(lf: pl.LazyFrame, first: pl.Expr | None = None) -> pl.LazyFrame
     names = [f.name for f in SESSION]
     lf = lf.with_columns(pl.col(n).str.strip_chars().alias(f"_s_{n}") for n in names)
     lf = lf.with_columns(_helpers())
-    helpers = [f"_s_{n}" for n in names] + _helper_names()
+    helpers = [f"_s_{n}" for n in names] + [e.meta.output_name() for e in _helpers()]
     why = _chain() if first is None else pl.coalesce(first, _chain())
     return lf.with_columns(why.alias("reason")).drop(helpers)
 
 
-def _helpers() -> list[pl.Expr]:
+@functools.cache  # built once per process, as ``_chain``
+def _helpers() -> tuple[pl.Expr, ...]:
     out = [pl.col("_s_date").str.to_date("%Y-%m-%d", strict=False).alias("_day")]
     for f in SESSION:
         s = pl.col(f"_s_{f.name}")
@@ -118,11 +119,7 @@ def _helpers() -> list[pl.Expr]:
             out.append(s.cast(pl.Int64, strict=False).alias(f"_i_{f.name}"))
         if f.dtype == "uint64":
             out.append(s.cast(pl.UInt64, strict=False).alias(f"_u_{f.name}"))
-    return out
-
-
-def _helper_names() -> list[str]:
-    return [e.meta.output_name() for e in _helpers()]
+    return tuple(out)
 
 
 @functools.cache  # built once per process: every file's query reuses it
