@@ -111,6 +111,8 @@ NOT_COMPUTED = -1  # the record's tier fields when tiers were not asked for (opt
 # alone and counted in F.TIER4_CAPPED_CELLS): 2^24 assignments bound the worst case, and
 # the backtracking search prunes on every constraint, so real components cost far less.
 ENUM_CAP = 24
+# a solver rule's queue tail when some constraint cannot hold (SOLVER_INCONSISTENT follows)
+INCONSISTENT = -1
 
 
 class Seen(IntEnum):
