@@ -39,13 +39,7 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
     for a row no single field fixes acceptably without breaking the table around it, pairs
     of fields within the stated budget. The proposals are then chosen together, on the
     whole proposed table (``curve``): rows that share their values get one change."""
-    failing: dict[tuple, list[str]] = {}
-    for key, results in base.results.items():
-        names = [n for n, r in results.items() if r.get("hard") and r.get("passed") is False]
-        if names:
-            failing[key] = names
-    locked = {k: v for k, v in failing.items() if gen.locked(catalog, k)}
-    todo = {k: v for k, v in sorted(failing.items()) if k not in locked}
+    todo, locked = _failing(gen, catalog, base)
     singles = {key: [value if isinstance(value, dict) else {fld: value}
                      for fld, values in gen.tune_candidates(catalog, key, names)
                      for value in values] for key, names in todo.items()}
@@ -73,6 +67,38 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
         return [b for b in curve.breaks({**final, key: (c["change"], c["_raw"])})
                 if b not in final_breaks]
 
+    rows, changes = _rows(gen, catalog, base, todo, every, done, pairs, broken, groups, spaces,
+                          found, on_table)
+    consequences(gen, base, rows)  # what dropping a feature does to the row's curve
+    what_if = _what_ifs(gen, catalog, a, base, folder,
+                        [r for r in rows if not r["change"]], progress)
+    for cands in every.values():  # the raw frames served the curve: not part of tune.json
+        for c in cands:
+            c.pop("_raw", None)
+    return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
+            "_changes": changes,
+            "scheduler": what_if or scheduler3 or scheduler2 or scheduler,
+            "joint": joint_rows(gen, done, lambda k, ch: _summary(_edits(gen, catalog, k, ch))),
+            "confirm_boards": confirm_words(gen, a.n), "joint_search": done.joint,
+            "final_breaks": final_breaks, **_described(gen, catalog, base, todo, locked, curve)}
+
+
+def _failing(gen, catalog, base: runs.Run) -> tuple[dict, dict]:
+    """The rows failing a hard line -> (the rows to tune, {key: failing line names} in key
+    order; the rows ``tune_locked`` keeps as they are)."""
+    failing: dict[tuple, list[str]] = {}
+    for key, results in base.results.items():
+        names = [n for n, r in results.items() if r.get("hard") and r.get("passed") is False]
+        if names:
+            failing[key] = names
+    locked = {k: v for k, v in failing.items() if gen.locked(catalog, k)}
+    return {k: v for k, v in sorted(failing.items()) if k not in locked}, locked
+
+
+def _rows(gen, catalog, base, todo, every, done, pairs, broken, groups, spaces, found,
+          on_table) -> tuple[list[dict], dict]:
+    """Each tuned row's entry (its decision, its confirmation) and the table changes of the
+    proposals -> (rows, {key: {field: value}}), the rows a joint change edits included."""
     rows, changes = [], {}
     for key, names in todo.items():
         row = _decide(gen, catalog, key, names, every[key], base.rows.get(key) or {},
@@ -86,19 +112,13 @@ def search(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, progress
             changes[key] = {f["field"]: f["new"] for f in row["change"]["fields"]}
     for key, c in done.added.items():  # rows a joint change edits that did not fail
         changes[key] = c["change"]
-    consequences(gen, base, rows)  # what dropping a feature does to the row's curve
-    what_if = _what_ifs(gen, catalog, a, base, folder,
-                        [r for r in rows if not r["change"]], progress)
-    for cands in every.values():  # the raw frames served the curve: not part of tune.json
-        for c in cands:
-            c.pop("_raw", None)
-    return {"rows": rows, "changes": {gen.label(k): v for k, v in changes.items()},
-            "_changes": changes,
-            "scheduler": what_if or scheduler3 or scheduler2 or scheduler,
-            "joint": joint_rows(gen, done, lambda k, ch: _summary(_edits(gen, catalog, k, ch))),
-            "confirm_boards": confirm_words(gen, a.n), "joint_search": done.joint,
-            "final_breaks": final_breaks,
-            "budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
+    return rows, changes
+
+
+def _described(gen, catalog, base, todo: dict, locked: dict, curve: Curve) -> dict:
+    """What the tune page needs to word the search: its budget, the lines and their words,
+    the rows' names, the cost figures and the locked rows."""
+    return {"budget": {"pair_fields": PAIR_FIELDS, "pair_values": PAIR_VALUES},
             "curve": {"lines": [ln.name for ln in gen.lines], "checked": curve.checked,
                       "cost_tie": cost.COST_TIE},
             "line_words": {ln.name: ln.what for ln in gen.lines},

@@ -38,6 +38,7 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
            todo: dict, every: dict, picks: dict, broken: dict, progress) -> Settled:
     out = Settled()
     members: dict[tuple, list[tuple]] = {}
+    added: dict = {}
     if broken:  # the rows whose own fixes break the curve, changed with their level
         start = starts(gen, catalog, picks, broken, every)
         js, out.joint = joint_search(gen, catalog, a, base, folder, curve, start, progress)
@@ -49,12 +50,18 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
                 members[k] = moved
             picks = {**picks, **{k: js[k] for k in moved if k in todo}}
             added = {k: js[k] for k in moved if k not in todo}
-        else:
-            added = {}
-    else:
-        added = {}
-    final = {k: (c["change"], c["_raw"]) for k, c in {**picks, **added}.items()}
     every_pick = {**picks, **added}
+    sets = _sets(curve, every, picks, members, every_pick)
+    fresh = confirm(gen, catalog, a, base, folder, sets, progress)
+    for k, results in fresh.items():
+        _settled(gen, out, members.get(k, [k]), results, every, every_pick, added)
+    return out
+
+
+def _sets(curve: Curve, every: dict, picks: dict, members: dict, every_pick: dict) -> dict:
+    """The change sets to confirm on fresh boards: one per joint group; for any other row
+    its proposal, then up to ALTERNATES next-ranked changes that keep the whole table."""
+    final = {k: (c["change"], c["_raw"]) for k, c in every_pick.items()}
     sets: dict[tuple, list[dict]] = {}
     for group in {tuple(g) for g in members.values()}:  # one set per joint group
         sets[group[0]] = [{m: every_pick[m]["change"] for m in group}]
@@ -69,32 +76,36 @@ def settle(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path, curve: C
                     and not curve.breaks({**final, k: (x["change"], x["_raw"])}):
                 alts.append(x)
         sets[k] = [{k: x["change"]} for x in [c, *alts]]
-    fresh = confirm(gen, catalog, a, base, folder, sets, progress)
-    for k, results in fresh.items():
-        group = members.get(k, [k])
-        held = next((r for r in results if all(good(x) for x in r.values())), None)
+    return sets
+
+
+def _settled(gen, out: Settled, group: list, results: list, every: dict, every_pick: dict,
+             added: dict) -> None:
+    """One confirmed set's outcome into ``out``: the attempts of each member up to the first
+    set that held everywhere; its changes as the members' picks (or added rows), else the
+    proposal as not confirmed, with its fresh boards' figures."""
+    held = next((r for r in results if all(good(x) for x in r.values())), None)
+    for m in group:
+        out.attempts[m] = [(r[m]["change"], all(good(x) for x in r.values()))
+                           for r in results[:results.index(held) + 1 if held else None]]
+    if held is None:
+        first = results[0]
         for m in group:
-            out.attempts[m] = [(r[m]["change"], all(good(x) for x in r.values()))
-                               for r in results[:results.index(held) + 1 if held else None]]
-        if held is None:
-            first = results[0]
-            for m in group:
-                x = first[m]
-                out.unconfirmed[m] = {
-                    "change": x["change"], "boards": x["boards"], "lines": x["lines"],
-                    "noise": x["noise"], "group": [gen.label(g) for g in group if g != m]}
-            continue
-        for m in group:
-            was = every_pick[m]
-            if len(results) > 1:  # an alternate held where the proposal did not
-                was = next((x for x in every[m] if frozen(x["change"]) ==
-                            frozen(held[m]["change"])), was)
-            out.chosen_on[m] = was
-            target = out.added if m in added else out.picks
-            target[m] = {**held[m], "order": was.get("order", 0)}
-            if len(group) > 1:
-                out.groups[m] = [gen.label(g) for g in group if g != m]
-    return out
+            x = first[m]
+            out.unconfirmed[m] = {
+                "change": x["change"], "boards": x["boards"], "lines": x["lines"],
+                "noise": x["noise"], "group": [gen.label(g) for g in group if g != m]}
+        return
+    for m in group:
+        was = every_pick[m]
+        if len(results) > 1:  # an alternate held where the proposal did not
+            was = next((x for x in every[m] if frozen(x["change"]) ==
+                        frozen(held[m]["change"])), was)
+        out.chosen_on[m] = was
+        target = out.added if m in added else out.picks
+        target[m] = {**held[m], "order": was.get("order", 0)}
+        if len(group) > 1:
+            out.groups[m] = [gen.label(g) for g in group if g != m]
 
 
 def confirm_words(gen, n: int) -> str:

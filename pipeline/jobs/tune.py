@@ -46,7 +46,7 @@ from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, parse_rows, usable_out
 from ..reports import diff_page, tune_page
 from ..reports.svg import SVG_NS
-from ..store import atomic, runs
+from ..store import atomic, fits, runs
 from . import history, latest_tune
 from .audit import announce, check_n, run_audit
 from .candidates import search
@@ -90,12 +90,12 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
         path = runs.resolve_run(opts.run, a.out, gen.report_subdir)
         manifest = runs.read_json(path / "manifest.json")
         if a.tables is None:
-            a = replace(a, tables=runs.run_tables(manifest, gen, f"--run {opts.run}"))
+            a = replace(a, tables=fits.run_tables(manifest, gen, f"--run {opts.run}"))
     catalog = gen.load(a.tables)
     if opts.run:  # the run must be of these tables, this generator and this N
         if not opts.n_given and isinstance(manifest.get("n"), int):
             a = replace(a, n=manifest["n"])
-        runs.check_fits(manifest, gen, catalog, a.n, f"--run {opts.run}")
+        fits.check_fits(manifest, gen, catalog, a.n, f"--run {opts.run}")
         opts = replace(opts, run=str(path.resolve()), audit=a)
     check_n(gen, a.n)
     usable_out(a.out)

@@ -224,43 +224,54 @@ def resolve_run(ref: str, out: str | os.PathLike, subdir: str | None = None) -> 
         raise InputError(f"{ref} is a folder but not an audit run folder: it has no "
                            "manifest.json")
     root = Path(out)
-    found = []
-    if ref and ref not in (".", "..") and "/" not in ref and os.sep not in ref:
-        vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
-                       if VERSION_DIR.match(d.name) and d.is_dir())
-        own = [d for d in vdirs if subdir is not None and d.parent == root / subdir]
-        if ref == LATEST:
-            found = [d / str(latest(d)) for d in (own if subdir is not None else vdirs)
-                     if latest(d) and (d / str(latest(d)) / "manifest.json").is_file()]
-        else:
-            found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
-            if not found:  # a unique prefix of a run id
-                found = [r for d in vdirs for r in sorted(d.glob(f"{glob.escape(ref)}*"))
-                         if (r / "manifest.json").is_file()]
-            if len(found) > 1 and any(f.parent in own for f in found):
-                found = [f for f in found if f.parent in own]
+    named = bool(ref) and ref not in (".", "..") and "/" not in ref and os.sep not in ref
+    found, scope = _lookup(ref, root, subdir) if named else ([], [])
     if len(found) > 1:
         raise InputError(f"run {ref} is ambiguous: it names "
                            f"{', '.join(str(f) for f in found)}; pass the run folder "
                            "path instead")
     if not found:
-        if "/" in ref or os.sep in ref:  # a path: looked up as given, never under --out
-            what = "is not a folder" if p.exists() else "does not exist"
-            raise InputError(f"no audit run {ref!r}: {ref} {what} (give a run folder, a run "
-                             "id, or LATEST)")
-        if ref == LATEST:
-            damaged = [f"{d / LATEST} {why}" for d in (own if subdir is not None else vdirs)
-                       if (why := latest_problem(d))]
-            if damaged:
-                raise InputError(f"no audit run 'LATEST': {'; '.join(damaged)} (give the run "
-                                 "folder path or run id; the next full audit rewrites it)")
-        where = (f"no {root / subdir}/metric_v*/LATEST names a finished run"
-                 if subdir is not None and ref == LATEST
-                 else f"no {root}/metric_v*/{ref}/manifest.json exists")
-        raise InputError(f"no audit run {ref!r}: it is not a run folder (a directory with "
-                           f"manifest.json) and {where} (give the run folder path, or the "
-                           "--out it was written to)")
+        raise _no_run(ref, p, root, subdir, scope)
     return found[0]
+
+
+def _lookup(ref: str, root: Path, subdir: str | None) -> tuple[list[Path], list[Path]]:
+    """The run folders a run id, a unique prefix or LATEST names under ``root`` -> (found,
+    the version folders LATEST is read in: the generator's own, or all)."""
+    vdirs = sorted(d for d in [*root.glob("metric_v*"), *root.glob("*/metric_v*")]
+                   if VERSION_DIR.match(d.name) and d.is_dir())
+    own = [d for d in vdirs if subdir is not None and d.parent == root / subdir]
+    scope = own if subdir is not None else vdirs
+    if ref == LATEST:
+        return [d / str(latest(d)) for d in scope
+                if latest(d) and (d / str(latest(d)) / "manifest.json").is_file()], scope
+    found = [d / ref for d in vdirs if (d / ref / "manifest.json").is_file()]
+    if not found:  # a unique prefix of a run id
+        found = [r for d in vdirs for r in sorted(d.glob(f"{glob.escape(ref)}*"))
+                 if (r / "manifest.json").is_file()]
+    if len(found) > 1 and any(f.parent in own for f in found):
+        found = [f for f in found if f.parent in own]
+    return found, scope
+
+
+def _no_run(ref: str, p: Path, root: Path, subdir: str | None, scope: list) -> InputError:
+    """Why ``ref`` names no run, in one line: a path that is not a folder, a damaged
+    LATEST, or where it was looked for."""
+    if "/" in ref or os.sep in ref:  # a path: looked up as given, never under --out
+        what = "is not a folder" if p.exists() else "does not exist"
+        return InputError(f"no audit run {ref!r}: {ref} {what} (give a run folder, a run "
+                          "id, or LATEST)")
+    damaged = [f"{d / LATEST} {why}" for d in scope if (why := latest_problem(d))] \
+        if ref == LATEST else []
+    if damaged:
+        return InputError(f"no audit run 'LATEST': {'; '.join(damaged)} (give the run "
+                          "folder path or run id; the next full audit rewrites it)")
+    where = (f"no {root / subdir}/metric_v*/LATEST names a finished run"
+             if subdir is not None and ref == LATEST
+             else f"no {root}/metric_v*/{ref}/manifest.json exists")
+    return InputError(f"no audit run {ref!r}: it is not a run folder (a directory with "
+                      f"manifest.json) and {where} (give the run folder path, or the "
+                      "--out it was written to)")
 
 
 def latest_problem(vdir: Path) -> str:
@@ -291,56 +302,6 @@ def latest_problem(vdir: Path) -> str:
     if not (vdir / name / "manifest.json").is_file():
         return f"names run {name}, which is not a finished run folder here"
     return ""
-
-
-def check_fits(manifest: dict, gen, catalog, n: int, what: str) -> None:
-    """InputError (one line) unless the run ``manifest`` describes is of ``gen``, of the
-    tables ``catalog`` holds (same content hash) and of N = ``n``: a job that reads a run
-    never mixes it with other tables, another generator or another N."""
-    _check_generator(manifest, gen, what)
-    differ = tables_differ(manifest, catalog.root, catalog.content_hash, what)
-    theirs = manifest.get("table_root")
-    if differ and theirs and same_root(theirs, catalog.root):
-        raise InputError(f"{what} audited {theirs} when its files hashed "
-                         f"{str(manifest.get('table_hash'))[:12]}; they hash "
-                         f"{catalog.content_hash[:12]} now (edited since the run): audit "
-                         "them again first")
-    if differ:
-        raise InputError(f"{differ}: drop --tables (the run's own tables are used), or "
-                         "audit these tables first")
-    if manifest.get("n") != n:
-        raise InputError(f"{what} has N = {manifest.get('n')}, not {n}: drop --n (the run's "
-                         "N is used) or audit at that N first")
-
-
-def _check_generator(manifest: dict, gen, what: str) -> None:
-    if manifest.get("generator") != gen.name:
-        raise InputError(f"{what} is a {manifest.get('generator')} run, not {gen.name}: name "
-                         f"the generator it was audited with (--generator "
-                         f"{manifest.get('generator')})")
-
-
-def run_tables(manifest: dict, gen, what: str) -> str | None:
-    """The table root of the run ``manifest`` describes, for a job given no --tables
-    (decision 274): None when it is the generator's default root, or the manifest names
-    none; InputError when the run is another generator's or its root is gone."""
-    _check_generator(manifest, gen, what)
-    root = manifest.get("table_root")
-    if not root or (gen.default_root and same_root(root, gen.default_root)):
-        return None
-    if not Path(root).is_dir():
-        raise InputError(f"{what} audited the tables at {root}, which is no longer a "
-                         "folder: give --tables, a root with the same files")
-    return str(root)
-
-
-def tables_differ(manifest: dict, root, content_hash: str, what: str) -> str:
-    """Nothing when the run ``manifest`` describes audited tables of ``content_hash``; else
-    one clause naming both roots and hashes."""
-    was = manifest.get("table_hash")
-    return "" if was == content_hash else (
-        f"{what} audited the tables at {manifest.get('table_root')} (hash {str(was)[:12]}), "
-        f"not {root} (hash {content_hash[:12]})")
 
 
 def read_json(path: Path) -> dict:

@@ -15,7 +15,7 @@ from pathlib import Path
 from boardcore import files
 from boardcore.errors import InputError
 from pipeline import hints
-from pipeline.store import runs
+from pipeline.store import fits, runs
 
 from ..table_checks import ACCEPTANCE_FILE
 from ..table_loader import DEFAULT_ROOT, content_hash
@@ -32,7 +32,7 @@ def differ(run_dir: Path, args) -> tuple[str, str] | None:
     if "table_hash" not in manifest:
         return None
     shipped = content_hash(DEFAULT_ROOT)
-    clause = runs.tables_differ(manifest, DEFAULT_ROOT, shipped, f"--run {run_dir.name}")
+    clause = fits.tables_differ(manifest, DEFAULT_ROOT, shipped, f"--run {run_dir.name}")
     if not clause:
         return None
     return f"{clause}, the shipped tables the players played", _instead(args, shipped)
