@@ -247,10 +247,10 @@ def sessions(path: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     return clean, bad
 
 
-def with_reason(lf: pl.LazyFrame) -> pl.LazyFrame:
+def with_reason(lf: pl.LazyFrame, parse: bool = False) -> pl.LazyFrame:
     """``lf`` with each row's reason: the line's own (``unreadable``), else the first row
-    rule it breaks (``schema.with_reasons``)."""
-    return schema.with_reasons(lf, pl.col("unreadable"))
+    rule it breaks (``schema.with_reasons``); ``parse``: the columns parsed too."""
+    return schema.with_reasons(lf, pl.col("unreadable"), parse=parse)
 
 
 def hashed(clean: pl.LazyFrame) -> pl.LazyFrame:

@@ -88,9 +88,12 @@ def parsed() -> tuple[pl.Expr, ...]:
     return tuple(out)
 
 
-def with_reasons(lf: pl.LazyFrame, first: pl.Expr | None = None) -> pl.LazyFrame:
+def with_reasons(lf: pl.LazyFrame, first: pl.Expr | None = None, *,
+                 parse: bool = False) -> pl.LazyFrame:
     """``lf`` (raw text columns) with ``reason``: ``first`` where it is not null (a line's
     own reason), else the first rule the row breaks, in declaration order; null when none.
+    ``parse``: the columns come back parsed as ``parsed()`` parses them, read off the same
+    helper columns (not stripped and cast a second time).
 
     Each column is stripped and parsed once into helper columns (``_s_``: stripped text,
     ``_m_``: missing, ``_d_``: digits only, ``_i_``/``_u_``/``_f_``: the value as Int64,
@@ -102,7 +105,18 @@ def with_reasons(lf: pl.LazyFrame, first: pl.Expr | None = None) -> pl.LazyFrame
     lf = lf.with_columns(_helpers())
     helpers = [f"_s_{n}" for n in names] + [e.meta.output_name() for e in _helpers()]
     why = _chain() if first is None else pl.coalesce(first, _chain())
-    return lf.with_columns(why.alias("reason")).drop(helpers)
+    lf = lf.with_columns(why.alias("reason"))
+    return (lf.with_columns(_parsed_from_helpers()) if parse else lf).drop(helpers)
+
+
+@functools.cache
+def _parsed_from_helpers() -> tuple[pl.Expr, ...]:
+    """``parsed()`` read off ``_helpers``: the cast of the stripped text, or the text
+    itself (null where it is missing)."""
+    cast = {"int64": "_i_", "uint64": "_u_", "float64": "_f_"}
+    return tuple(pl.col(f"{cast[f.dtype]}{f.name}").alias(f.name) if f.dtype in cast else
+                 pl.when(pl.col(f"_m_{f.name}")).then(None).otherwise(pl.col(f.name))
+                 .alias(f.name) for f in SESSION)
 
 
 @functools.cache  # built once per process, as ``_chain``

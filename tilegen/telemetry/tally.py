@@ -114,7 +114,7 @@ class _File:
         self.firsts = firsts.Firsts()
 
     def add(self, text: pl.DataFrame, boards: pl.DataFrame | None) -> None:
-        tagged = read.with_reason(text.lazy()).with_columns(schema.parsed()).collect()
+        tagged = read.with_reason(text.lazy(), parse=True).collect()
         del text
         if boards is not None:
             tagged = _match(tagged, boards)
