@@ -7,7 +7,8 @@ value's literal style (a literal string stays literal, a float stays a float, an
 keeps its base, a multi-line array stays multi-line), the line's indentation and trailing
 comment kept; a key the row lacks is added after its last key. tomlkit re-spells what it
 does not track (every ``[[rows]]`` header as the first one), so the result is spliced: the
-lines tomlkit changed go into the file's own text, every other byte stays. The result is
+lines tomlkit changed go into the file's own text, every other byte stays; only the changed
+rows' own text goes through tomlkit when the file cuts cleanly into rows. The result is
 read back with ``tomllib`` (the loader's reader) and must be the file's rows with exactly
 the changes (``DefectError`` if not).
 """
@@ -15,6 +16,8 @@ the changes (``DefectError`` if not).
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 
@@ -97,21 +100,61 @@ def _plain(value: object) -> object:
     return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
+# a [[rows]] header line in any form TOML allows (spaced, quoted, indented, commented)
+_HEADER = re.compile(r"""[ \t]*\[\[[ \t]*(?:rows|"rows"|'rows')[ \t]*\]\][ \t]*(?:#.*)?""")
+
+
+@functools.lru_cache(maxsize=8)
+def _read(text: str) -> tuple[dict, tuple[dict, ...], tuple[str, ...] | None]:
+    """The file as the loader reads it, its rows, and the file cut before each ``[[rows]]``
+    header line: (the text before the first row, each row's own text), or None when the
+    cuts do not read back as the rows (each part alone through tomllib: the first holds no
+    row, every other exactly its row), e.g. a header-like line inside a multi-line string
+    or a table after the rows. A tune patches the same file once per judged set: read once."""
+    doc = tomllib.loads(text)
+    rows = tuple(doc["rows"]) if isinstance(doc.get("rows"), list) else ()
+    lines = text.splitlines(keepends=True)
+    cuts = [i for i, line in enumerate(lines) if _HEADER.fullmatch(line.rstrip("\r\n"))]
+    parts = tuple("".join(lines[a:b]) for a, b in zip([0, *cuts], [*cuts, len(lines)]))
+    try:
+        fits = (len(parts) == len(rows) + 1 and "rows" not in tomllib.loads(parts[0])
+                and all(tomllib.loads(p) == {"rows": [r]} for p, r in zip(parts[1:], rows)))
+    except tomllib.TOMLDecodeError:
+        fits = False
+    return doc, rows, parts if fits and rows else None
+
+
 def patch_rows(text: str, key_fields: Sequence[str], changes: Mapping[tuple, Mapping], *,
                defaults: Mapping = {}) -> str:
     """``text`` with ``changes`` ({row key: {field: value}}) written into its rows (the
     tables of its ``rows`` array). ``key_fields`` make a row's key (``defaults``: values of
     key fields a row may omit); a changed field the row lacks is added. ValueError when a
-    changed key has no row, or has two."""
-    rows = tomllib.loads(text).get("rows")  # read as the loader reads them
-    rows = rows if isinstance(rows, list) else []
+    changed key has no row, or has two. Only the changed rows' own text goes through
+    tomlkit (the whole file when it cannot be cut into rows: ``_read``)."""
+    doc, rows, parts = _read(text)
     keys = [tuple(r.get(f, defaults.get(f)) for f in key_fields) for r in rows]
     for key in changes:
         if keys.count(tuple(key)) != 1:
             raise ValueError(f"{keys.count(tuple(key))} [[rows]] tables have the key {key}")
+    if parts is None:
+        out = _patched(text, keys, changes)
+    else:
+        out = parts[0] + "".join(_patched(part, [key], changes) if changes.get(key) else part
+                                 for part, key in zip(parts[1:], keys))
+    want = {**doc, "rows": [{**r, **{n: _plain(v) for n, v in (changes.get(key) or {}).items()}}
+                            for r, key in zip(rows, keys)]} if rows else doc
+    if tomllib.loads(out) != want:
+        raise DefectError(f"the patched table does not read back as the rows with the "
+                          f"changes {dict(changes)}")
+    return out
+
+
+def _patched(text: str, keys: list[tuple], changes: Mapping[tuple, Mapping]) -> str:
+    """``text`` (a file, or one row's part of it) with the changes of its rows (``keys``,
+    in order) written by tomlkit and spliced into the text's own bytes."""
     doc = tomlkit.parse(text)
     before = tomlkit.dumps(doc)
-    for row, key in zip(doc["rows"] if rows else (), keys):
+    for row, key in zip(doc["rows"] if keys else (), keys):
         for name, value in (changes.get(key) or {}).items():
             if name in row:
                 row[name] = styled(row[name], value)
@@ -121,11 +164,4 @@ def patch_rows(text: str, key_fields: Sequence[str], changes: Mapping[tuple, Map
             row[name] = new = styled(None, value)  # after the row's last key, as indented
             if pads:
                 new.trivia.indent = pads[-1].rsplit("\n", 1)[-1]
-    out = _splice(text, before, tomlkit.dumps(doc))
-    want = tomllib.loads(text)
-    for row, key in zip(want.get("rows", []), keys):
-        row.update({n: _plain(v) for n, v in (changes.get(key) or {}).items()})
-    if tomllib.loads(out) != want:
-        raise DefectError(f"the patched table does not read back as the rows with the "
-                          f"changes {dict(changes)}")
-    return out
+    return _splice(text, before, tomlkit.dumps(doc))

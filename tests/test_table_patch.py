@@ -223,3 +223,32 @@ def test_apply_to_a_read_only_root_is_exit_2(tmp_path):
         assert sorted(os.listdir(root)) == ["board_gen.toml", "variation.toml"]
     finally:
         subprocess.run(["umount", str(ro)], check=False)
+
+
+def test_a_row_patched_alone_equals_the_whole_file_patched(tmp_path):
+    """``patch_rows`` sends only the changed rows' own text through tomlkit: under every
+    header form and value type, its result is the whole file patched at once, byte for
+    byte, and the cut path is the one taken."""
+    from boardcore import toml_patch
+
+    for form, header in HEADERS.items():
+        for kind, (key, old, new, _) in VALUES.items():
+            text = (make_root(tmp_path / form / kind, header, key, old)
+                    / "board_gen.toml").read_text()
+            assert toml_patch._read(text)[2] is not None, (form, kind)
+            keys = [(level, 0) for level in (1, 2, 3)]
+            changes = {k: {key: new} for k in CHANGED}
+            assert patch_rows(text, ("level_index", "node_depth"), changes) == \
+                toml_patch._patched(text, keys, changes), (form, kind)
+
+
+def test_a_header_line_inside_a_string_patches_the_whole_file():
+    """A line that reads as a ``[[rows]]`` header inside a multi-line string is no cut: the
+    file is patched whole, and the string stays as it was."""
+    from boardcore import toml_patch
+
+    text = ('[[rows]]\nid = 1\nnote = """\n[[rows]]\n"""\nf = 1.0\n\n'
+            '[[rows]]\nid = 2\nf = 2.0\n')
+    assert toml_patch._read(text)[2] is None
+    out = patch_rows(text, ("id",), {(2,): {"f": 3.0}})
+    assert out == text.replace("f = 2.0", "f = 3.0")
