@@ -189,7 +189,7 @@ def _temp(final: Path) -> tuple[int, Path]:
 
 
 def _replace(final: str | os.PathLike, fill: Callable[[BinaryIO, Path], None],
-             mode: int | None) -> Path:
+             mode: int | None, durable: bool = True) -> Path:
     final = Path(final)
     st = target(final)
     fd, tmp = _temp(final)
@@ -203,26 +203,30 @@ def _replace(final: str | os.PathLike, fill: Callable[[BinaryIO, Path], None],
             now = os.lstat(tmp)
             if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
                 raise Refused(f"{tmp} was replaced while it was written: nothing written")
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, final)  # a link or device put at ``final`` meanwhile is replaced
     except BaseException:
         with contextlib.suppress(OSError):
             if stat.S_ISREG(os.lstat(tmp).st_mode):
                 os.unlink(tmp)
         raise
-    fsync(final.parent)
+    if durable:
+        fsync(final.parent)
     return final
 
 
 def write(final: str | os.PathLike, payload: bytes | str | Callable[[BinaryIO], None], *,
-          mode: int | None = None) -> Path:
+          mode: int | None = None, durable: bool = True) -> Path:
     """``payload`` (bytes, text as UTF-8, or ``fill(file)``) whole at ``final``, or
     nothing. ``mode``: the permission bits (default: the replaced file's, or a new
-    file's)."""
+    file's). ``durable=False``: not fsynced (still whole or nothing to a reader; a crash
+    of the machine may lose it): for files whose loss is found and repaired (decision
+    302)."""
     if callable(payload):
-        return _replace(final, lambda f, _: payload(f), mode)
+        return _replace(final, lambda f, _: payload(f), mode, durable)
     data = payload.encode("utf-8") if isinstance(payload, str) else payload
-    return _replace(final, lambda f, _: f.write(data), mode)
+    return _replace(final, lambda f, _: f.write(data), mode, durable)
 
 
 def write_path(final: str | os.PathLike, fill: Callable[[Path], None], *,
@@ -253,9 +257,10 @@ def create(path: str | os.PathLike, payload: bytes | str | Callable[[BinaryIO], 
     return Path(path)
 
 
-def append(path: str | os.PathLike, data: bytes) -> bool:
+def append(path: str | os.PathLike, data: bytes, durable: bool = True) -> bool:
     """``data`` appended to the regular file ``path`` of one name (made when missing) and
-    fsynced; never through a link, never blocking on a FIFO. True when it was new."""
+    fsynced (unless not ``durable``, as ``write``'s); never through a link, never blocking
+    on a FIFO. True when it was new."""
     name = os.fspath(path)
     try:
         fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
@@ -270,7 +275,8 @@ def append(path: str | os.PathLike, data: bytes) -> bool:
         if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
             raise Refused(f"{name} is not a regular file of one name: nothing written")
         os.write(fd, data)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     return st.st_size == 0

@@ -433,3 +433,24 @@ def test_a_near_miss_sentence_is_computed_from_the_results():
     row = {"level_index": 4, "node_depth": 6, "b_regions_full_share": 1.0, "boards": 32}
     said = _why(b, row, False, doc)
     assert "1 of the 3 rows that hold B hold it by less: (4, 2) 0.019" in said
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_store_that_is_not_durable_writes_the_same_shard_without_fsync(tmp_path, monkeypatch,
+                                                                          durable):
+    """Decision 302: a tune's candidate store saves the same bytes, journal line and key as
+    an audit's, and calls fsync for none of them; the shard reads back and is reused."""
+    from pipeline.store.shards import ShardStore
+
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    store = ShardStore.create(tmp_path, "t", {"t": 1}, durable=durable)
+    synced.clear()
+    frame = pl.DataFrame({"a": [1, 2, 3]})
+    store.save(0, {"row": [1, 0]}, frame)
+    assert (len(synced) > 0) == durable
+    again = ShardStore(store.folder, durable=durable)
+    got, why = again.inspect(0, {"row": [1, 0]})
+    assert why == "" and got.equals(frame)
+    assert again.journal()[0] == json.loads((store.shards / "r00000.json").read_text())["sha256"]

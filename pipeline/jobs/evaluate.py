@@ -52,8 +52,9 @@ def run_batch(gen, a: AuditOptions, base: runs.Run, folder: Path, name: str, out
     if not plans:
         return out, ""
     cand = folder / f"{runs.PARTIAL_PREFIX}{name}"  # kept by an interrupted tune
-    store = ShardStore(cand) if (cand / "run.json").is_file() else \
-        ShardStore.create(folder, name, {name: len(plans)})
+    # a candidate's shard is made again when a crash lost it (decision 302): not fsynced
+    store = ShardStore(cand, durable=False) if (cand / "run.json").is_file() else \
+        ShardStore.create(folder, name, {name: len(plans)}, durable=False)
     n = n or a.n
     expects = [shard_key(gen, p, n, first) for p in plans]
     kept = set(spot.reusable(gen, store, plans, expects, announce))  # an interrupted tune's

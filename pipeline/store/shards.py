@@ -47,8 +47,12 @@ def snapshot_digest(snapshot: dict) -> str:
 
 
 class ShardStore:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, durable: bool = True):
+        """``durable=False``: shards, journal lines and keys are written whole but not
+        fsynced (a tune's candidates, decision 302): a machine crash may lose the last ones,
+        and a resume finds that by their digests and makes them again."""
         self.folder = folder
+        self.durable = durable
         self.shards = folder / "shards"
         self._lock = None
         self._journal: dict[int, str] | None = None  # read once, kept up to date by save
@@ -59,8 +63,9 @@ class ShardStore:
         return self.folder.name[len(PARTIAL_PREFIX):]
 
     @classmethod
-    def create(cls, vdir: Path, run_id: str, facts: dict) -> "ShardStore":
-        store = cls(vdir / f"{PARTIAL_PREFIX}{run_id}")
+    def create(cls, vdir: Path, run_id: str, facts: dict, durable: bool = True
+               ) -> "ShardStore":
+        store = cls(vdir / f"{PARTIAL_PREFIX}{run_id}", durable)
         store.shards.mkdir(parents=True, exist_ok=False)
         atomic.write_text(store.folder / "run.json", json.dumps(facts, indent=2))
         return store
@@ -184,17 +189,17 @@ class ShardStore:
 
     def save(self, position: int, expect: dict, frame: pl.DataFrame) -> None:
         """Data first, then its journal line, key last: a key always names a complete,
-        fsynced, journalled shard."""
+        journalled shard (fsynced unless the store is not ``durable``)."""
         data, key = self._paths(position)
         buf = io.BytesIO()  # the bytes written are the bytes hashed: none read back
         frame.write_parquet(buf, compression="lz4", statistics=False)
         raw = buf.getvalue()
         with atomic.os_errors(data):
-            files.write(data, raw)
+            files.write(data, raw, durable=self.durable)
         digest = hashlib.sha256(raw).hexdigest()
         self._journal_append({"position": position, "sha256": digest, "rows": frame.height})
-        atomic.write_text(key, json.dumps({**expect, "rows": frame.height, "sha256": digest},
-                                          sort_keys=True))
+        files.write(key, json.dumps({**expect, "rows": frame.height, "sha256": digest},
+                                    sort_keys=True), durable=self.durable)
 
     def journal(self) -> dict[int, str]:
         """Position -> the sha256 its last journal line recorded (a line that does not
@@ -222,7 +227,8 @@ class ShardStore:
         path = self.folder / JOURNAL
         with self._appending, atomic.os_errors(path):
             # a regular file of one name, never through a link, never a FIFO's wait
-            if files.append(path, (json.dumps(doc, sort_keys=True) + "\n").encode()):
+            if files.append(path, (json.dumps(doc, sort_keys=True) + "\n").encode(),
+                            self.durable) and self.durable:
                 atomic.fsync_path(self.folder)
             if self._journal is not None:
                 self._journal[doc["position"]] = doc["sha256"]
