@@ -147,6 +147,10 @@ def test_the_row_rules_equal_a_row_by_row_reading():
     assert {"time_spent_sec is not a number", "date is not a UTC date YYYY-MM-DD",
             "first_fail_step is missing on a failed session", None} <= reached
     assert any(x and x.startswith("date is outside") for x in reached)
+    # the tally's columns, read off the same helper columns, are ``parsed()``'s, value for
+    # value (nulls and NaN included) on every one of these rows
+    parsed = schema.with_reasons(frame.lazy(), parse=True).collect()
+    assert parsed.equals(got.with_columns(schema.parsed()), null_equal=True)
 
 
 def test_a_missing_column_or_format_is_bad_input(tmp_path):
