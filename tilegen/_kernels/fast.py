@@ -15,7 +15,9 @@ the end; a triple removes the group). So ``gnum[e]`` (the insertion number of th
 first piece), ``gp[2e], gp[2e + 1]`` (its pieces) and ``gq[2e], gq[2e + 1]`` (their insertion
 numbers) give back the order when a tool needs it: Remove takes the first pieces of the
 groups with the smallest ``gnum`` (a group that loses its first piece keeps its place),
-Undo the last piece of the group whose last piece has the largest insertion number.
+Undo the last piece of the group whose last piece has the largest insertion number. These
+three are this module's parts (``_remove``, ``_last_in``, ``_join``, with ``_regroup`` after a
+Shuffle); the tool policy, Undo's lane and the bypass return are ``rules.py``'s (decision 303).
 
 Lost tool-free runs are the only ones the diagnostics replay: ``tf_runs`` writes the
 stream state each started from (``lost[i] = (state, inc, strategy)``) so that
@@ -31,8 +33,8 @@ from ..codes import BYPASS_CAP, OPENING_CLICKS, SLOT_CAP, Defect, P, S, Tool
 from .bits import ctz, ctz_u, popcount
 from .dfs import legal_cap
 from .memo import ONE, U64, full_mask
-from .moves import choose, join, leave, slot_count, usable
-from .run import shuffle
+from .moves import choose, join, leave
+from .rules import next_tool, returning, shuffle, take, to_lane
 from .work import ZERO, start_masks
 
 
@@ -127,6 +129,90 @@ def tf_runs(elem, occ, prm, strategy, st, work, n, stats, lost, n_lost):
     return n_lost, Defect.NONE
 
 
+@njit(inline="always")
+def _first_group(c1, c2, gnum):
+    """The slot's first element group: the element in the slot whose group started first."""
+    first = -1
+    m = c1 | c2
+    while m != ZERO:
+        g = ctz(m)
+        m &= m - ONE
+        if first < 0 or gnum[g] < gnum[first]:
+            first = g
+    return first
+
+
+@njit(inline="always")
+def _remove(byp, gnum, gp, gq, slot_n, c1, c2):
+    """Remove on the grouped slot: the first min(3, n) slot pieces, in slot order, to the
+    bypass (a group that loses its first piece keeps its place). Returns (bypass count,
+    slot count, c1, c2)."""
+    byp_n = min(3, slot_n)
+    for i in range(byp_n):
+        first = _first_group(c1, c2, gnum)
+        byp[i] = gp[2 * first]
+        if c2 & (ONE << U64(first)):
+            gp[2 * first] = gp[2 * first + 1]
+            gq[2 * first] = gq[2 * first + 1]
+        c1, c2 = leave(c1, c2, first)
+    return byp_n, slot_n - byp_n, c1, c2
+
+
+@njit(inline="always")
+def _regroup(elr, el, onb, clk, E):
+    """After a Shuffle: ``elr`` from the on-board pieces' new elements (a slot piece an Undo
+    brings back is added then). Returns eon."""
+    eon = ZERO
+    for e in range(E):
+        elr[e] = ZERO
+    m = onb
+    while m != ZERO:
+        q = ctz(m)
+        m &= m - ONE
+        elr[el[q]] |= ONE << U64(q)
+        if clk & (ONE << U64(q)):
+            eon |= ONE << U64(el[q])
+    return eon
+
+
+@njit(inline="always")
+def _last_in(gp, gq, c1, c2):
+    """Undo's slot side on the grouped slot: the last-inserted piece (the last piece of the
+    group whose last piece has the largest insertion number), taken out. Returns (piece, c1,
+    c2)."""
+    last = -1
+    last_q = -1
+    m = c1 | c2
+    while m != ZERO:
+        g = ctz(m)
+        m &= m - ONE
+        q = gq[2 * g + 1] if c2 & (ONE << U64(g)) else gq[2 * g]
+        if q > last_q:
+            last_q = q
+            last = g
+    piece = gp[2 * last + 1] if c2 & (ONE << U64(last)) else gp[2 * last]
+    c1, c2 = leave(c1, c2, last)
+    return piece, c1, c2
+
+
+@njit(inline="always")
+def _join(piece, el, gnum, gp, gq, c1, c2, number):
+    """``piece`` (insertion number ``number``) joins the grouped slot (``moves.join``'s
+    branches, with the group's stores). Returns (c1, c2, the change of the slot count)."""
+    pe = U64(el[U64(piece)])
+    eb = ONE << pe
+    if c2 & eb:
+        return c1, c2 & ~eb, -2
+    if c1 & eb:
+        gp[U64(2) * pe + ONE] = piece
+        gq[U64(2) * pe + ONE] = number
+        return c1 & ~eb, c2 | eb, 1
+    gnum[pe] = number
+    gp[U64(2) * pe] = piece
+    gq[U64(2) * pe] = number
+    return c1 | eb, c2, 1
+
+
 @njit(cache=True, nogil=True)
 def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
     """n tool-assisted runs of ``strategy`` (the tool budgets and order of ``prm``) drawing
@@ -183,79 +269,29 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
         stuck = 0
         while removed < T:
             ties = choose(strategy, slot_n >= cap, elr, eon, c1, c2, clk)
-            if ties == ZERO:
+            while ties == ZERO:  # a hard deadlock: the tool policy (decision 60), as _runs
                 stuck = 1
-                while ties == ZERO:  # the tool policy (decision 60), as run._runs
-                    k = -1
-                    for i in range(nl):
-                        if lane[i] < 0:
-                            k = i
-                            break
-                    tool = -1
-                    for i in range(3):
-                        t = prm[P.ORDER_0 + i]
-                        if left[t] > 0 and usable(t, byp_n, slot_n, onb, k):
-                            tool = t
-                            break
-                    if tool < 0:
-                        break
-                    left[tool] -= 1
-                    if tool == Tool.REMOVE:  # the first min(3, n) slot pieces, in slot order
-                        byp_n = min(3, slot_n)
-                        for i in range(byp_n):
-                            first = -1
-                            m = c1 | c2
-                            while m != ZERO:
-                                g = ctz(m)
-                                m &= m - ONE
-                                if first < 0 or gnum[g] < gnum[first]:
-                                    first = g
-                            byp[i] = gp[2 * first]
-                            if c2 & (ONE << U64(first)):  # the group keeps its place
-                                gp[2 * first] = gp[2 * first + 1]
-                                gq[2 * first] = gq[2 * first + 1]
-                            c1, c2 = leave(c1, c2, first)
-                        slot_n -= byp_n
-                        uses_r += 1
-                    elif tool == Tool.SHUFFLE:
-                        state = shuffle(state, inc, onb, el, idx)
-                        dirty = True
-                        eon = ZERO  # elr from the on-board pieces (a slot piece an Undo
-                        for e in range(E):  # brings back is added then)
-                            elr[e] = ZERO
-                        m = onb
-                        while m != ZERO:
-                            q = ctz(m)
-                            m &= m - ONE
-                            elr[el[q]] |= ONE << U64(q)
-                            if clk & (ONE << U64(q)):
-                                eon |= ONE << U64(el[q])
-                        uses_s += 1
-                    else:  # Undo: the last-inserted slot piece goes to the free lane k
-                        last = -1
-                        last_q = -1
-                        m = c1 | c2
-                        while m != ZERO:
-                            g = ctz(m)
-                            m &= m - ONE
-                            q = gq[2 * g + 1] if c2 & (ONE << U64(g)) else gq[2 * g]
-                            if q > last_q:
-                                last_q = q
-                                last = g
-                        piece = gp[2 * last + 1] if c2 & (ONE << U64(last)) else gp[2 * last]
-                        c1, c2 = leave(c1, c2, last)
-                        slot_n -= 1
-                        lane[k] = piece
-                        bit = ONE << U64(piece)
-                        onb |= bit
-                        undone |= bit
-                        clk |= bit
-                        elr[el[piece]] |= bit
-                        eon |= ONE << U64(el[piece])
-                        uses_u += 1
-                    ties = choose(strategy, slot_n >= cap, elr, eon, c1, c2, clk)
-                if ties == ZERO:
+                tool, k = next_tool(prm, left, lane, nl, byp_n, slot_n, onb)
+                if tool < 0:
                     break
+                left[tool] -= 1
+                if tool == Tool.REMOVE:
+                    byp_n, slot_n, c1, c2 = _remove(byp, gnum, gp, gq, slot_n, c1, c2)
+                    uses_r += 1
+                elif tool == Tool.SHUFFLE:
+                    state = shuffle(state, inc, onb, el, idx)
+                    dirty = True
+                    eon = _regroup(elr, el, onb, clk, E)
+                    uses_s += 1
+                else:  # Undo: the last-inserted slot piece goes to the free lane k
+                    piece, c1, c2 = _last_in(gp, gq, c1, c2)
+                    slot_n -= 1
+                    onb, undone, clk, eon = to_lane(lane, k, piece, elr, el, onb, undone, clk,
+                                                    eon)
+                    uses_u += 1
+                ties = choose(strategy, slot_n >= cap, elr, eon, c1, c2, clk)
+            if ties == ZERO:
+                break
             nt = popcount(ties)
             if nt > 1:
                 j, state = pcg_bounded_small_s(state, inc, nt)
@@ -282,39 +318,17 @@ def ta_runs(elem, occ, prm, strategy, st, work, n, stats):
                     eon |= ONE << U64(el[q])
             piece = np.int64(pick)  # the clicked piece, then each returning bypass piece
             while True:  # joins the slot
-                pe = U64(el[U64(piece)])  # (join's branches, with the group's stores)
-                eb = ONE << pe
-                if c2 & eb:
-                    c2 &= ~eb
-                    slot_n -= 2
-                    removed += 3
-                elif c1 & eb:
-                    c1 &= ~eb
-                    c2 |= eb
-                    gp[U64(2) * pe + ONE] = piece
-                    gq[U64(2) * pe + ONE] = number
-                    slot_n += 1
-                else:
-                    c1 |= eb
-                    gnum[pe] = number
-                    gp[U64(2) * pe] = piece
-                    gq[U64(2) * pe] = number
-                    slot_n += 1
+                c1, c2, dn = _join(piece, el, gnum, gp, gq, c1, c2, number)
+                slot_n += dn
+                removed += 3 if dn < 0 else 0
                 number += 1
                 if byp_n == 0:
                     break
-                at = -1
-                for i in range(byp_n):
-                    c = slot_count(c1, c2, el[byp[i]])
-                    if (c >= 1 or onb == ZERO) and (slot_n < cap or c == 2):
-                        at = i
-                        break
+                at = returning(byp, byp_n, el, c1, c2, onb, slot_n, cap)
                 if at < 0:
                     break
-                piece = np.int64(byp[at])
-                for i in range(at + 1, byp_n):
-                    byp[i - 1] = byp[i]
-                byp_n -= 1
+                got, byp_n = take(byp, at, byp_n)
+                piece = np.int64(got)
             if slot_n > SLOT_CAP or byp_n > BYPASS_CAP:
                 st[0] = state
                 return Defect.SLOT_OVERFLOW
