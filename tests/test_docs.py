@@ -36,15 +36,34 @@ def test_no_file_links_outside_the_repository():
     assert hits == []
 
 
+FENCED = re.compile(r"^```.*?^```", re.M | re.S)  # a code block: its text is not a link
+CONSOLE = re.compile(r"^```console\n", re.M)
+TRANSCRIPT = re.compile(r"<!-- begin (transcript-[\w-]+) -->.*?<!-- end \1 -->", re.S)
+
+
 def test_markdown_links_inside_the_repository_resolve():
     broken = []
     for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")),
                  *sorted((REPO / "docs" / "decisions").glob("*.md"))]:
-        text = path.read_text(encoding="utf-8")
+        text = FENCED.sub("", path.read_text(encoding="utf-8"))
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
             if not (path.parent / target).exists():
                 broken.append(f"{path.relative_to(REPO)} -> {target}")
     assert broken == []
+
+
+def test_every_console_transcript_in_the_docs_is_written_by_the_script():
+    """No command output in the docs is typed by hand (issue 42): every ``console`` block
+    lies in a section ``scripts/transcripts.py`` writes, and the script finds its sections."""
+    typed = []
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = TRANSCRIPT.sub("", path.read_text(encoding="utf-8"))
+        typed += [f"{path.relative_to(REPO)}:{text[:m.start()].count(chr(10)) + 1}"
+                  for m in CONSOLE.finditer(text)]
+    assert typed == []
+    p = subprocess.run([sys.executable, str(REPO / "scripts" / "transcripts.py"), "--check"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
 
 
 def test_readme_report_and_help_point_at_the_docs(tmp_path):
