@@ -311,7 +311,7 @@ class Tune(Sweep):
         return []
 
     def tune_space(self, catalog: Any, key: tuple, lines: list[str], floors=None) -> Any:
-        """A row's multi-field search space (``jobs.explore.Space``; ``floors``: least
+        """A row's multi-field search space (``space.Space``; ``floors``: least
         values a joint change requires); None: its fields are searched in pairs."""
         return None
 

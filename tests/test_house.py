@@ -68,7 +68,8 @@ def test_generic_layers_name_no_game_concept():
 
 
 # The import picture: core <- minegen, core <- tilegen, core <- pipeline, and each game's
-# audit side (<game>/audit/) -> pipeline; no other arrow between them.
+# audit side (<game>/audit/) -> pipeline's public surfaces (pipeline.api.*, never the
+# platform's internals); no other arrow between them.
 GAMES = ("minegen", "tilegen")
 AUDIT_ONLY = ("pipeline", "dask", "distributed", "pandera", "dask_jobqueue")
 
@@ -80,7 +81,13 @@ def _rule_breaks(path: Path) -> list[str]:
                  "pipeline": set(GAMES)}.get(top)
     if forbidden is None:  # a game: never the other game; the audit only from <game>/audit/
         forbidden = {g for g in GAMES if g != top} | (set() if in_audit else set(AUDIT_ONLY))
-    return [f"{rel} imports {m}" for m in sorted(imports(path)) if m.split(".")[0] in forbidden]
+        internal = [f"{rel} imports {m}, not pipeline.api" for m in sorted(imports(path))
+                    if in_audit and m.split(".")[0] == "pipeline" and m != "pipeline.api"
+                    and not m.startswith("pipeline.api.")]
+    else:
+        internal = []
+    return [f"{rel} imports {m}" for m in sorted(imports(path))
+            if m.split(".")[0] in forbidden] + internal
 
 
 def test_the_import_picture():
@@ -167,6 +174,8 @@ def test_the_import_rules_do_catch_offenders(tmp_path, monkeypatch):
     fake = {"tilegen/table_loader.py": "from minegen.rng import sigma\n",
             "minegen/batch.py": "import pipeline.generator\n",
             "minegen/audit/generator.py": "import pipeline.generator\nimport tilegen\n",
+            "tilegen/audit/lines.py": "from pipeline.api.contract import Line\n"
+                                      "from pipeline.analysis import margin\n",
             "pipeline/jobs/audit.py": "from minegen import generate\n",
             "boardcore/tables.py": "import polars\n"}
     for rel, text in fake.items():
@@ -178,6 +187,10 @@ def test_the_import_rules_do_catch_offenders(tmp_path, monkeypatch):
                       "tilegen/table_loader.py imports minegen.rng.sigma",
                       "minegen/batch.py imports pipeline.generator",
                       "minegen/audit/generator.py imports tilegen",
+                      "minegen/audit/generator.py imports pipeline.generator, not pipeline.api",
+                      "tilegen/audit/lines.py imports pipeline.analysis, not pipeline.api",
+                      "tilegen/audit/lines.py imports pipeline.analysis.margin, not "
+                      "pipeline.api",
                       "pipeline/jobs/audit.py imports minegen",
                       "pipeline/jobs/audit.py imports minegen.generate",
                       "boardcore/tables.py imports polars"]

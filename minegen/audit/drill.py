@@ -6,11 +6,8 @@ difficulty curve across every row.
 
 from __future__ import annotations
 
-from pipeline.analysis.lines import Line
-from pipeline.reports.audit_page import groups
-from pipeline.reports.document import Figure, Figures, Para, Section
-from pipeline.reports.drill import Drill
-from pipeline.reports.svg import Series, line_chart
+from pipeline.api.contract import Drill, Line
+from pipeline.api.pages import Figure, Figures, Para, Section, Series, groups, line_chart
 
 from .lines import LOWER, MINE_DRIFT_WARN, pct
 

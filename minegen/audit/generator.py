@@ -16,9 +16,9 @@ import polars as pl
 
 from boardcore import kernel_cache
 from boardcore.errors import InputError
-from pipeline.analysis.aggregate import percentiles, quantile_bounds
-from pipeline.generator import Generator, SweepField, Tune
-from pipeline.reports.document import exact
+from pipeline.api.contract import Generator, SweepField, Tune
+from pipeline.api.pages import exact
+from pipeline.api.stats import percentiles, quantile_bounds
 
 from . import b1, boards, sections, tune
 from .drill import DRILL, WORST_BOARDS

@@ -15,9 +15,9 @@ no-fog row) is a generator defect, not a tuning matter.
 
 from __future__ import annotations
 
-from pipeline.analysis.lines import Line, Move
-from pipeline.analysis.margin import share_interval
-from pipeline.reports.document import exact, num
+from pipeline.api.contract import Line, Move
+from pipeline.api.pages import exact, num
+from pipeline.api.stats import share_interval
 
 from ..table_checks import TARGET_FLOOR
 from ..table_model import region_target_size

@@ -8,13 +8,11 @@ retry}-L<level>``.
 
 from __future__ import annotations
 
-from pipeline.reports.document import (
-    FAIL, NA, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num,
-)
-from pipeline.reports.svg import Band, Marks, Series, line_chart
-from pipeline.reports.tables import Col, by_group, row_blocks, row_table
+from pipeline.api.pages import (Band, Bullets, Cell, Col, FAIL, Figure, Figures, Marks, NA, Para,
+                                Section, Series, Table, WARN, by_group, line_chart, num,
+                                row_blocks, row_table)
 
-from pipeline.reports.intent import Intent
+from pipeline.api.contract import Intent
 
 from . import drill
 from .lines import MINE_DRIFT_WARN, fog_asked

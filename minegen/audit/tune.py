@@ -12,10 +12,9 @@ from pathlib import Path
 
 from boardcore import files
 from boardcore.toml_patch import patch_rows
-from pipeline.analysis.cost import Cost, se_mean, se_quantile, se_share
-from pipeline.analysis.lines import Line
-from pipeline.jobs.explore import Dim, Space
-from pipeline.store import atomic
+from pipeline.api.contract import Cost, Dim, Line, Space
+from pipeline.api.runs import atomic
+from pipeline.api.stats import se_mean, se_quantile, se_share
 
 from ..table_model import region_target_size
 from .lines import BOARD_SIZE, HIGHER, LOWER, MINE_DRIFT_WARN, fog_asked, region_cells

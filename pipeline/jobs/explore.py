@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis import cost
 from ..options import AuditOptions
 from ..store import runs
+from ..space import Dim, Space
 from .evaluate import round_of
 
 SEED = 20261204  # the sampler's seed: part of what makes a tune reproducible
@@ -31,30 +31,6 @@ PER_BATCH = 12  # ... of this many points per row: the first batch is the sample
 STARTUP = PER_BATCH  # start-up, the later ones its model's (TPE)
 FAIL = 10.0  # the least score of a candidate that is not acceptable with margin
 INVALID = 1000.0  # a point whose row the table loader refuses
-
-
-@dataclass(frozen=True)
-class Dim:
-    """One dimension: an int (``step`` 1) or a float on a grid of ``step``."""
-    name: str
-    low: float
-    high: float
-    step: float = 1
-
-    @property
-    def is_int(self) -> bool:
-        return float(self.step).is_integer() and float(self.low).is_integer()
-
-
-@dataclass(frozen=True)
-class Space:
-    """A row's search space: its dimensions and what a point means as a table change
-    ({field: value}); ``words`` says the space in the table's terms (the page shows it as
-    the evidence for a row left without a proposal)."""
-    dims: tuple[Dim, ...]
-    change: Callable[[dict], dict]
-    words: str = ""
-    pinned: dict = field(default_factory=dict)  # fields the search keeps at these values
 
 
 def suggest(trial, dim: Dim):

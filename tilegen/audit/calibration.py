@@ -23,8 +23,7 @@ import polars as pl
 
 from boardcore import files
 from boardcore.errors import InputError
-from pipeline.reports.document import WARN, Para, Section
-from pipeline.reports.tables import Col, row_table
+from pipeline.api.pages import Col, Para, Section, WARN, row_table
 
 from ..telemetry import candidates, stats
 

@@ -7,9 +7,7 @@ are its levels at their highest revision.
 
 from __future__ import annotations
 
-from pipeline.reports.document import Figure, Section
-from pipeline.reports.svg import Band, Marks, Series, line_chart
-from pipeline.reports.tables import by_group
+from pipeline.api.pages import Band, Figure, Marks, Section, Series, by_group, line_chart
 
 
 def _city_figures(city: str, rows: list[dict], failing: set[int]) -> list[Figure]:

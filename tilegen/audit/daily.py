@@ -21,11 +21,9 @@ import polars as pl
 
 from boardcore.dates import parse_date
 from boardcore.errors import InputError
-from pipeline.analysis.aggregate import percentiles
-from pipeline.analysis.lines import Line
-from pipeline.generator import Daily, Generator
-from pipeline.reports.document import exact, num
-from pipeline.reports.drill import Drill
+from pipeline.api.contract import Daily, Drill, Generator, Line
+from pipeline.api.pages import exact, num
+from pipeline.api.stats import percentiles
 
 from .. import daily as dly
 from ..codes import EXIT_NAMES, MAX_ATTEMPTS, REASON_NAMES

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.analysis.margin import wilson, within_noise
-from pipeline.reports import calendar
-from pipeline.reports.document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, \
-    Section, Table, exact, num
+from pipeline.api.pages import (Bullets, Cell, FAIL, Figure, Figures, Para, Section, Table, WARN,
+                                calendar, exact, num)
+from pipeline.api.stats import wilson, within_noise
 
 from ..codes import MAX_ATTEMPTS
 from .lines import CHECKS
@@ -315,7 +314,7 @@ def failing_dates(doc) -> Section:
 def presets_command(doc) -> tuple[list[str], str]:
     """The presets.toml rows (city:level:revision) the failing dailies are made with, and
     the audit of those rows (its drill-down prints the tune that fixes them)."""
-    from pipeline.hints import audit_command
+    from pipeline.api.runs import audit_command
 
     presets = sorted({f"{r['city_id']}:{r['level_id']}:{r['revision']}" for r in doc.rows
                       if r.get("failing_boards")})

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 
-from pipeline.analysis.margin import Z95, wilson
-from pipeline.reports.document import FAIL, Bullets, Cell, Para, exact, num
+from pipeline.api.pages import Bullets, Cell, FAIL, Para, exact, num
+from pipeline.api.stats import Z95, wilson
 
 from . import daily_page as dp
 from .lines import CHECKS

@@ -6,8 +6,7 @@ cluster (stacked SVG, ``boards``) with their ``tilegen generate`` commands.
 
 from __future__ import annotations
 
-from pipeline.analysis.lines import Line
-from pipeline.reports.drill import Drill
+from pipeline.api.contract import Drill, Line
 
 from ..codes import DENSITIES
 from ..ladder import DENSITY_CLASS, LADDER, MIN_ELEMENTS, SWEPT

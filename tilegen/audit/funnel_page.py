@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from pipeline.reports import render, svg
-from pipeline.reports.document import BETTER, FAIL, Cell, Figure, Figures, Para, Section, Table
+from pipeline.api.pages import (BETTER, Cell, FAIL, Figure, Figures, Para, Section, Table, render,
+                                svg)
 
 from ..funnel import model
 

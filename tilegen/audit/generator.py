@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipeline.analysis.aggregate import percentiles, quantile_bounds
-from pipeline.analysis.margin import binomial_se
-from pipeline.generator import Daily, Generator, SweepField, Tune
+from pipeline.api.contract import Daily, Generator, SweepField, Tune
+from pipeline.api.stats import binomial_se, percentiles, quantile_bounds
 
 from . import sections, tune
 from .crossrows import cross_rows

@@ -6,8 +6,8 @@ Every threshold the report shows is read from here; the words for checks and ban
 
 from __future__ import annotations
 
-from pipeline.analysis.lines import Line, Move
-from pipeline.reports.document import exact, num
+from pipeline.api.contract import Line, Move
+from pipeline.api.pages import exact, num
 
 from ..codes import MAX_ATTEMPTS
 from ..ladder import LADDER

@@ -30,7 +30,7 @@ from pathlib import Path
 import polars as pl
 
 from boardcore.errors import InputError
-from pipeline.analysis.margin import wilson
+from pipeline.api.stats import wilson
 
 from ..telemetry import candidates, overdispersion, read, schema, stats, tally
 from . import proposals, reconcile_tables
@@ -60,7 +60,7 @@ def reconcile(run_dir: Path, telemetry: Path, fdr: float = FDR,
               min_step: float = proposals.MIN_STEP) -> dict:
     """The reconciliation of ``telemetry`` against the run; ``mapper``: where the files
     are tallied (``tally.tally``; None: here, one after another)."""
-    from pipeline.analysis.records import model
+    from pipeline.api.contract import records_model as model
 
     figures = candidates.board_figures(run_dir)
     clean, _ = read.sessions(telemetry)
@@ -200,7 +200,7 @@ def write(doc: dict, out: Path) -> Path:
     keep a folder each (``-2``, ``-3`` ...)."""
     from boardcore import files
     from boardcore.output import writing_under
-    from pipeline.store import atomic
+    from pipeline.api.runs import atomic
 
     from .reconcile_page import html
 
@@ -278,9 +278,9 @@ def _p(p: float) -> str:
 
 
 def cmd_reconcile(args) -> int:
-    from pipeline.store.runs import resolve_run
+    from pipeline.api.runs import resolve_run
 
-    from pipeline.options import usable_out
+    from pipeline.api.runs import usable_out
 
     if args.junit_xml:  # a target that cannot take the file: refused before the work
         from boardcore.output import file_target
@@ -295,9 +295,8 @@ def cmd_reconcile(args) -> int:
     from boardcore.cli import aside
 
     from ..funnel import progress
-    from pipeline.engine.interrupts import interruptible
-    from pipeline.errors import Interrupted, RunInterrupted
-    from pipeline.jobs.history import refresh
+    from pipeline.api.contract import Interrupted, RunInterrupted
+    from pipeline.api.runs import interruptible, refresh
 
     folder = None
     # SIGINT / SIGTERM: one line and 130 / 143 (the audit's Interrupted, raised in this
@@ -320,7 +319,7 @@ def cmd_reconcile(args) -> int:
             refresh(args.out, announce=lambda m: print(f"minegen: {m}", file=sys.stderr))
             print(summary(doc, folder))
             if args.junit_xml:
-                from pipeline.reports import junit
+                from pipeline.api.pages import junit
 
                 from .reconcile_junit import reconcile_document
 
@@ -342,9 +341,7 @@ def _on_dask(args, run_dir: Path) -> dict:
     an embedded LocalCluster on loopback, or --scheduler); the same result as locally.
     Each file's tally is added to the totals as it finishes (``as_completed``) and then
     released, so neither this process nor the workers hold every file's tallies."""
-    from pipeline.engine import interrupts
-    from pipeline.engine.session import session
-    from pipeline.options import AuditOptions, check
+    from pipeline.api.runs import AuditOptions, check, interrupts, session
 
     opts = AuditOptions(scheduler=args.scheduler, workers=args.workers, out=args.out)
     check(opts)  # the audit's rules for --workers and --scheduler, before a cluster starts

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-from pipeline.reports.svg import SVG_NS
+from pipeline.api.pages import SVG_NS
 
 W, H = 560, 440
 L, R, T, B = 58, 16, 14, 48

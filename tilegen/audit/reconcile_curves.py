@@ -6,8 +6,7 @@ too few sessions to be judged has no player point (the table beside says so)."""
 
 from __future__ import annotations
 
-from pipeline.reports.document import Figure, Figures, Para, Section
-from pipeline.reports.svg import Band, Series, line_chart
+from pipeline.api.pages import Band, Figure, Figures, Para, Section, Series, line_chart
 
 from .city_charts import current
 

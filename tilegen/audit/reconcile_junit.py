@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.reports.junit import Case, document
+from pipeline.api.pages import Case, document
 
 
 def _fmt(v) -> str:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.reports import docsite, render
-from pipeline.reports.document import FAIL, WARN, Cell, Figure, Para, Section, Table
+from pipeline.api.pages import Cell, FAIL, Figure, Para, Section, Table, WARN, docsite, render
 
 from ..telemetry.overdispersion import p_text
 from .proposals import next_step_text

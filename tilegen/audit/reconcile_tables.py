@@ -14,8 +14,7 @@ from pathlib import Path
 
 from boardcore import files
 from boardcore.errors import InputError
-from pipeline import hints
-from pipeline.store import fits, runs
+from pipeline.api.runs import fits, hints, runs
 
 from ..table_checks import ACCEPTANCE_FILE
 from ..table_loader import DEFAULT_ROOT, content_hash

@@ -7,12 +7,12 @@ boards), the rule variants and the advisory lines. The charts per city are
 
 from __future__ import annotations
 
-from pipeline.reports.document import WARN, Bullets, Cell, Para, Section, mark, num
-from pipeline.reports.tables import Col, row_blocks, row_table
+from pipeline.api.pages import (Bullets, Cell, Col, Para, Section, WARN, mark, num, row_blocks,
+                                row_table)
 
-from pipeline.analysis.margin import wilson
-from pipeline.reports.intent import Intent
-from pipeline.reports import docsite
+from pipeline.api.contract import Intent
+from pipeline.api.pages import docsite
+from pipeline.api.stats import wilson
 
 from ..codes import MAX_ATTEMPTS
 from .city_charts import city_charts

@@ -17,8 +17,9 @@ from pathlib import Path
 from boardcore import files
 from boardcore.errors import Diagnostic
 from boardcore.toml_patch import patch_rows, toml_value
-from pipeline.analysis.cost import Cost, se_quantile, se_share
-from pipeline.store import atomic
+from pipeline.api.contract import Cost
+from pipeline.api.runs import atomic
+from pipeline.api.stats import se_quantile, se_share
 
 from ..codes import DENSITIES
 from ..ladder import DENSITY_CLASS, LADDER, MIN_ELEMENTS, SHARE_STEP
