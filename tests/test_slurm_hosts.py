@@ -28,9 +28,9 @@ from test_slurm import finish, manifest, same_as_local  # the single-node tests'
 
 pytestmark = pytest.mark.cluster
 ROWS = "1:0,2:4,3:4"
-N = 16
-SEEDS_PER_TASK = 4  # 4 blocks a row, 12 in all: work for both nodes
-BLOCKS = len(ROWS.split(",")) * N // SEEDS_PER_TASK
+N = 64  # the default split (by cost, for the profile's 2 workers): 10 blocks of 12-32 boards
+BOARDS = len(ROWS.split(",")) * N
+SHARE = 0.4  # the least share of the boards each node computes under the default split
 AUDIT_TIMEOUT_S = 240  # a hang is a failure, not a stuck CI run
 JOB_NAME = "minegen-hosts-test"
 
@@ -59,8 +59,12 @@ worker_extra_args = ["--no-dashboard", "--dashboard-address", "127.0.0.1:0",
 # block the worker finished: the block's key, the worker's address, its SLURM node and job.
 # And it holds a worker's first block until a worker on each node has started one: the
 # first worker to join would otherwise compute the few small blocks alone while the other
-# still loads the kernels. It only orders the start; what a block computes is untouched
-# (the records are compared with a LocalCluster run's below).
+# still loads the kernels. Then every block takes BOARD_S a board more before it runs: a
+# block of these small rows is a millisecond, a real one seconds; with boards of a real
+# weight (alike in every row, where the split's estimate says the rows differ), which node
+# computes what is the split's and the scheduler's doing, not a race to take
+# sub-millisecond tasks. It only orders and paces blocks; what a block computes is
+# untouched (the records are compared with a LocalCluster run's below).
 PROBE = """\
 import os
 import time
@@ -71,6 +75,7 @@ from distributed import WorkerPlugin
 FOLDER = Path({folder!r})
 NODES = {nodes}
 GATE_S = 120
+BOARD_S = 0.01
 
 
 class BlockLog(WorkerPlugin):
@@ -91,6 +96,8 @@ class BlockLog(WorkerPlugin):
             deadline = time.monotonic() + GATE_S
             while len(list(FOLDER.glob("started-*"))) < NODES and time.monotonic() < deadline:
                 time.sleep(0.05)
+        if finish == "executing":
+            time.sleep(BOARD_S * int(str(key).rsplit("-", 1)[1]))  # the key ends on its boards
         elif finish == "memory":
             with open(FOLDER / f"blocks-{{self.node}}-{{self.job}}.tsv", "a") as f:
                 f.write(f"{{key}}\\t{{self.worker.address}}\\t{{self.node}}\\t{{self.job}}\\n")
@@ -176,8 +183,7 @@ def test_audit_on_two_hosts_computes_rows_on_both_and_matches_localcluster(hosts
         logs=out_slurm / "slurm-logs", scratch=out_slurm / "scratch", iface=IFACE,
         probe=probe))
     env = {**os.environ, **hosts.env}  # SLURM_CONF, PATH with the SLURM clients, marker
-    args = ["-m", "minegen.cli", "audit", "--rows", ROWS, "--n", str(N),
-            "--seeds-per-task", str(SEEDS_PER_TASK)]
+    args = ["-m", "minegen.cli", "audit", "--rows", ROWS, "--n", str(N)]  # the default split
 
     started: list[subprocess.Popen] = []
     try:
@@ -212,10 +218,14 @@ def test_audit_on_two_hosts_computes_rows_on_both_and_matches_localcluster(hosts
         assert any(a.startswith(f"{hosts.addresses['hub']}:") for a in scheduler_on), \
             f"{scheduler_on}\n{report}"
 
-        # the worker of each node computed blocks; together every block, once
+        # the worker of each node computed blocks; together every board, once; each node
+        # a balanced share of the boards under the default split (scale-out, issue 43)
         blocks = blocks_by_node(probe_dir, hosts, node_of_job)
         assert sorted(blocks) == sorted(hosts.nodes), f"blocks per node {blocks}\n{report}"
-        assert all(blocks.values()) and sum(map(len, blocks.values())) == BLOCKS, blocks
+        boards = {node: sum(int(k.rsplit("-", 1)[1]) for k in keys)
+                  for node, keys in blocks.items()}
+        assert sum(boards.values()) == BOARDS, blocks
+        assert min(boards.values()) >= SHARE * BOARDS, f"boards per node {boards}, {blocks}"
 
         # cluster.close() cancelled the jobs: nothing left once the audit is over
         end = time.monotonic() + 15
@@ -231,12 +241,13 @@ def test_audit_on_two_hosts_computes_rows_on_both_and_matches_localcluster(hosts
         m = manifest(out_slurm)
         assert "SLURMCluster" in m["scheduler"], m["scheduler"]
         assert m["workers"] == 2, m  # the audit's own count of workers that returned blocks
+        assert m["split"] == "by cost (estimate)", m["split"]  # no earlier run: the estimate
         assert m["exit_code"] == proc.returncode
 
-        same_as_local(m, local, out_local, N * len(ROWS.split(",")))
+        same_as_local(m, local, out_local, BOARDS)
         print(f"\nSLURM audit on two hosts {wall_slurm:.1f} s (both audits "
               f"{time.monotonic() - t0:.1f} s), jobs {node_of_job}, blocks per node "
-              f"{ {n: len(b) for n, b in blocks.items()} }, timings {m['timings_s']}; "
+              f"{ {n: len(b) for n, b in blocks.items()} }, boards per node {boards}, timings {m['timings_s']}; "
               f"harness {hosts.timings}")
     finally:  # no audit outlives a failure (then the fixture stops SLURM)
         for p in started:

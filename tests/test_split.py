@@ -101,3 +101,17 @@ def test_two_splits_give_the_same_records_sha256(name, cluster):
             out[how] = collect(gen, sorted(got.items()), None)
     assert out["rows"].records_sha256 == out["cost"].records_sha256
     assert out["rows"].boards == out["cost"].boards == 4 * (40 - gen.first_index)
+
+
+def test_the_split_plans_for_the_workers_asked_for_not_those_joined():
+    """SLURM's workers join over minutes: the default split plans for the profile's jobs
+    times their processes (an embedded cluster: its ``--workers``; an existing scheduler:
+    unknown, the workers joined)."""
+    from pipeline.engine.session import ClusterSpec
+
+    assert ClusterSpec(slurm={"jobs": 3, "processes": 2}).planned_workers == 6
+    assert ClusterSpec(slurm={"jobs": 5}).planned_workers == 5
+    assert ClusterSpec(workers=4).planned_workers == 4
+    assert ClusterSpec(scheduler="tcp://127.0.0.1:1").planned_workers is None
+    # planned for 6 workers, a row is split as for 6, whoever has joined
+    assert len(split.by_cost([1.0], 64, 0, 6)) > len(split.by_cost([1.0], 64, 0, 1))

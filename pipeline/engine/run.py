@@ -181,8 +181,8 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
                                                  board_span(gen, n, start)[1] * len(todo),
                                                  progress, what),
                                worker_timeout=s.timeout, ran_on=ran_on, start=start,
-                               costs=costs, workers=spec.workers if spec.kind == "local"
-                               else None, row_seconds=rows_s)
+                               costs=costs, workers=spec.planned_workers,
+                               row_seconds=rows_s)
             yield Execution(s.description, len(ran_on), {**s.timings, **timings},
                             session=s, split=whence,
                             row_seconds={todo[i]: v for i, v in rows_s.items()})

@@ -52,6 +52,16 @@ class ClusterSpec:
         return "local"
 
     @property
+    def planned_workers(self) -> int | None:
+        """The workers this cluster is asked for, whether or not they have joined yet (an
+        embedded one: ``workers``; SLURM: the profile's jobs times their processes);
+        None: unknown (an existing scheduler, or the CPU count). The default split plans
+        its tasks for them (``engine.split``), not for the first to join."""
+        if self.kind == "slurm":
+            return int(self.slurm.get("jobs", 1)) * int(self.slurm.get("processes", 1))
+        return self.workers if self.kind == "local" else None
+
+    @property
     def timeout(self) -> float:
         return self.worker_timeout if self.worker_timeout is not None \
             else WORKER_TIMEOUT_S[self.kind]
