@@ -2,7 +2,9 @@
 
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
---daily``); the rest has defaults it may override (reports, cross-row checks, drawings). A
+--daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
+progression, revisions); the rest has defaults it may override (reports, cross-row checks,
+drawings). A
 job asked of a generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
 It is registered under the entry points ``minegen.generators`` or named ``module:attribute``.
@@ -26,7 +28,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
 from .analysis.cost import Cost
+from .capabilities import first_index
 from .analysis.lines import Line
 from .reports.drill import Drill, wanted
 from .reports.intent import Intent
@@ -100,10 +102,6 @@ class Generator(ABC):
     jargon: tuple[tuple[str, str], ...] = ()
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
-    # A row's first board (an int <= 0): a row of N boards runs boards [first_index, N),
-    # e.g. -1 for a board the game ships beside the audit's N (``--n`` counts i >= 0); the
-    # aggregations decide which boards each per-row figure reads (see ``board_span``).
-    first_index = 0
 
     def expected_columns(self, plan: Any, first: int, count: int) -> dict[str, Any]:
         """Record columns the plan fixes for boards [first, first + count): name -> one
@@ -157,11 +155,6 @@ class Generator(ABC):
     def label(self, key: tuple) -> str:  # as people read it in reports, e.g. ``(2, 4)``
         return "(" + ", ".join(str(v) for v in key) + ")"
 
-    def lineage(self, key: tuple) -> tuple:
-        """The part of a key that names a row across table edits (``diff`` compares one
-        row of a lineage in each run as one row). Default: the whole key."""
-        return tuple(key)
-
     def describe(self, row: dict) -> str:  # a per-row aggregate row as a designer names it
         return f"N {row.get('boards')}"
 
@@ -210,27 +203,12 @@ class Generator(ABC):
         """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
         raise NotImplementedError(f"{self.name} names exhibits but cannot draw them")
 
-    # the players' calibration this copy was made with (``calibrated``): a dict with at
-    # least "file", "sha256" and "synthetic" (the manifest records them); None: none
-    calibration: dict | None = None
-
-    def calibrated(self, path: str) -> Generator:
-        """This generator with the players' calibration read from ``path`` (``audit
-        --calibration``): its aggregations and report then predict what players pass. A
-        copy; InputError when the file gives no calibration, or the generator takes none."""
-        raise InputError(f"--generator {self.name} takes no --calibration")
-
     def play_page(self, plan: Any, index: int) -> str | None:
         """A self-contained HTML page where a person plays board ``index`` of ``plan``
         (runs on a worker beside ``exhibit``; the report links it under the drawing).
         None: this generator has no play page."""
         return None
 
-    def progression_page(self, baseline: Path, proposed: Path, tune_id: str) -> str | None:
-        """A self-contained HTML page of how players would progress through the rows, for
-        the tables of audit run ``baseline`` beside those of ``proposed`` (a tune writes it
-        and links it). None: this generator has none."""
-        return None
 
 
 @dataclass(frozen=True)
@@ -386,7 +364,7 @@ def board_span(gen: Generator, n: int, start: int | None = None) -> tuple[int, i
     40). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
     if start is not None:
         return start, n - start
-    first = gen.first_index
+    first = first_index(gen)
     if not isinstance(first, int) or isinstance(first, bool) or first > 0:
         raise TypeError(f"generator {gen.name!r}: first_index must be an int <= 0, "
                         f"got {first!r}")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boardcore.errors import InputError
 
+from ..capabilities import lineage
 from ..store.runs import Run
 
 # Statuses of one line on one row, as the audit report reads them.
@@ -176,7 +177,7 @@ def _paired(gen, rows: list[RowDiff], a: Run, b: Run) -> tuple[RowDiff, ...]:
     for r in rows:
         if r.presence != BOTH:
             (only_a if r.presence == ONLY_A else only_b).setdefault(
-                tuple(gen.lineage(r.key)), []).append(r)
+                lineage(gen, r.key), []).append(r)
     pairs = {}  # key after -> key before
     for lin, ra in only_a.items():
         rb = only_b.get(lin, [])

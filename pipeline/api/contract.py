@@ -1,13 +1,16 @@
-"""What a generator is: the contract, its capabilities, its lines, drill-down and costs."""
+"""What a generator is: the contract, its capabilities (``generator``, ``capabilities``), its
+lines, drill-down and costs."""
 
 from ..analysis.cost import Cost
 from ..analysis.lines import Line, Move
 from ..analysis.records import model as records_model
+from ..capabilities import Calibration, Progression, Revisions
 from ..errors import Interrupted, RunInterrupted
 from ..generator import Daily, Generator, SweepField, Tune
 from ..reports.drill import Drill
 from ..reports.intent import Intent
 from ..space import Dim, Space
 
-__all__ = ["Cost", "Daily", "Dim", "Drill", "Generator", "Intent", "Interrupted", "Line", "Move",
-           "RunInterrupted", "Space", "SweepField", "Tune", "records_model"]
+__all__ = ["Calibration", "Cost", "Daily", "Dim", "Drill", "Generator", "Intent", "Interrupted",
+           "Line", "Move", "Progression", "Revisions", "RunInterrupted", "Space", "SweepField",
+           "Tune", "records_model"]

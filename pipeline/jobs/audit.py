@@ -32,7 +32,7 @@ from ..errors import (
     EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, OutputError, RunError, RunInterrupted,
     describe_os_error,
 )
-from .. import hints
+from .. import capabilities, hints
 from . import history, latest_tune
 from ..generator import Tune, load_generator, require
 from ..options import DEFAULT_OUT, AuditOptions, parse_daily, usable_out
@@ -126,7 +126,7 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                        seeds_per_task=facts["seeds_per_task"],
                        calibration=facts.get("calibration"))
     if opts.calibration:  # read before anything is written (a bad file: exit 2)
-        gen = gen.calibrated(opts.calibration)
+        gen = capabilities.calibrated(gen, opts.calibration)
     with ahead(gen, opts.cluster()):  # the workers' template imports while the tables load
         return _audit(gen, opts, full, ref, vdir, store, facts, progress, index, site,
                       t_start)
@@ -173,8 +173,9 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
-    if gen.calibration:  # what the report's predictions were made from
-        manifest["calibration"] = {k: gen.calibration[k] for k in (
+    made_with = capabilities.calibration(gen)
+    if made_with:  # what the report's predictions were made from
+        manifest["calibration"] = {k: made_with[k] for k in (
             "file", "sha256", "synthetic", "figure", "informative", "held_out_mae")}
     if opts.resume:
         manifest["resumed_from"] = run_id

@@ -20,6 +20,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from ..capabilities import lineage
 from ..options import AuditOptions
 from ..store import runs
 from .evaluate import run_batch
@@ -55,9 +56,9 @@ def confirm(gen, catalog, a: AuditOptions, base: runs.Run, folder: Path,
                 root = Path(scratch) / f"{len(spans)}"
                 gen.patch_tables(catalog, root, changes)
                 proposed = gen.load(str(root))
-                later = {gen.lineage(gen.key(p)): p for p in gen.plans(proposed, [])}
+                later = {lineage(gen, gen.key(p)): p for p in gen.plans(proposed, [])}
                 for key, change in changes.items():
-                    plan = later[gen.lineage(key)]
+                    plan = later[lineage(gen, key)]
                     renamed = gen.key(plan) != key
                     spans.append(window(gen, a.n, renamed))
                     meta.append(((row, j, key), {"change": change, "order": j,

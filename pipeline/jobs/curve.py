@@ -21,6 +21,7 @@ import polars as pl
 from boardcore import files
 
 from ..analysis import lines as L
+from ..capabilities import lineage
 from ..store import runs
 
 
@@ -66,10 +67,10 @@ class Curve:
             proposed = gen.load(str(root))
         # a change may rename its row (tilegen bumps the revision): the proposed table's
         # key of the same lineage (``Generator.lineage``) carries the candidate's figures
-        renamed = {gen.lineage(gen.key(p)): gen.key(p) for p in gen.plans(proposed, [])}
+        renamed = {lineage(gen, gen.key(p)): gen.key(p) for p in gen.plans(proposed, [])}
         old_of, raws = {}, {}
         for k, (_, raw) in changes.items():
-            new = renamed.get(gen.lineage(k), k)
+            new = renamed.get(lineage(gen, k), k)
             old_of[new] = k
             raws[k] = raw.with_columns(pl.lit(v).cast(raw.schema[f]).alias(f)
                                        for f, v in zip(gen.key_fields, new))

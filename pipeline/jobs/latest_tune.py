@@ -23,6 +23,7 @@ import polars as pl
 from boardcore import files
 from boardcore.errors import InputError
 
+from .. import capabilities
 from ..generator import Tune, load_generator
 from ..reports import audit_page
 from ..reports.audit_page import AuditDoc
@@ -99,7 +100,7 @@ def rerender(run_dir: Path) -> str | None:
     calibration = manifest.get("calibration")
     if calibration:
         try:
-            gen = gen.calibrated(calibration["file"])
+            gen = capabilities.calibrated(gen, calibration["file"])
         except (InputError, OSError, KeyError) as e:
             return f"{run_dir}: its calibration cannot be read again ({e})"
     frame = pl.read_parquet(files.checked(run_dir / "aggregates.parquet"))

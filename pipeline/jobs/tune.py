@@ -41,7 +41,7 @@ from ..analysis import lines as L
 from ..analysis.compare import compare
 from ..engine.interrupts import interruptible
 from ..errors import EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, RunInterrupted
-from .. import hints
+from .. import capabilities, hints
 from ..generator import DEFAULT_GENERATOR, load_generator, require
 from ..options import AuditOptions, parse_rows, usable_out
 from ..reports import diff_page, tune_page
@@ -122,8 +122,8 @@ def run_tune(opts: TuneOptions, progress: bool | None = None) -> TuneResult:
                apply_command=hints.audit_command("tune", "--apply", folder.name,
                                                  generator=ref, out=a.out),
                wall_s=round(time.perf_counter() - t0, 3))
-    progression = gen.progression_page(Path(doc["baseline_run"]), Path(doc["proposed_run"]),
-                                       folder.name)
+    progression = capabilities.progression_page(gen, Path(doc["baseline_run"]),
+                                                Path(doc["proposed_run"]), folder.name)
     if progression is not None:  # players through the rows, now and proposed (decision 260)
         atomic.write_text(folder / "progression.html", progression)
         doc["progression_page"] = "progression.html"
@@ -191,11 +191,11 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
     commands, with their table roots, that write the same play pages again."""
     import shlex
 
-    later = {tuple(gen.lineage(k)): k for k in after.rows}
+    later = {capabilities.lineage(gen, k): k for k in after.rows}
     catalogs = {}
     for r in doc["rows"]:
         key = tuple(r["key"])
-        new_key = later.get(tuple(gen.lineage(key)))
+        new_key = later.get(capabilities.lineage(gen, key))
         now = gen.shipped(base.rows.get(key) or {})
         then = gen.shipped(after.rows.get(new_key) or {}) if new_key else None
         if not (r.get("change") and now and then and now["seed"] != then["seed"]):
