@@ -7,7 +7,12 @@ functions below, which say what a generator without it gets.
   predicts what players pass);
 - ``Progression``: a tune's page of how players would progress through the rows;
 - ``Revisions``: a board the game ships beside the audit's (a first board index below 0)
-  and rows whose key changes when a change gives them new seeds (a lineage).
+  and rows whose key changes when a change gives them new seeds (a lineage);
+- ``OwnVerdict``: a run whose verdict is worded in the game's own terms (the daily run's,
+  counted in dates): its first screen, notes under the verdict, the nightly summary's
+  details;
+- ``RunTables``: tables a run writes beside its aggregates, computed from the rows and the
+  tables (minegen's B1 reconciliation).
 """
 
 from __future__ import annotations
@@ -51,6 +56,29 @@ class Revisions(ABC):
         row of a lineage in each run as one row; a tune follows a renamed row)."""
 
 
+class OwnVerdict(ABC):
+    @abstractmethod
+    def first_screen(self, doc: Any) -> tuple[str, list]:
+        """The report's verdict headline and the blocks after it (its to-do list), in the
+        game's words; the page then opens on them, the rest folded."""
+
+    def verdict_notes(self, rows: list[dict]) -> list[str]:
+        """Sentences right after PASS or FAIL that a reader needs to read it (the daily
+        run: the level the dailies use)."""
+        return []
+
+    def summary_details(self, rows: Any) -> list[str]:
+        """Lines the nightly summary adds under the failing lines: where exactly they fail,
+        when a count per row does not say it (the failing dates)."""
+        return []
+
+
+class RunTables(ABC):
+    @abstractmethod
+    def run_tables(self, rows: Any, catalog: Any) -> dict[str, Any]:
+        """Tables (``<name>.csv``) computed from the per-row frame and the tables."""
+
+
 def calibrated(gen: Any, path: str) -> Any:
     if not isinstance(gen, Calibration):
         raise InputError(f"--generator {gen.name} takes no --calibration")
@@ -75,3 +103,20 @@ def first_index(gen: Any) -> int:
 def lineage(gen: Any, key: tuple) -> tuple:
     """Without revisions a row's lineage is its whole key."""
     return tuple(gen.lineage(key)) if isinstance(gen, Revisions) else tuple(key)
+
+
+def first_screen(gen: Any, doc: Any) -> tuple[str, list] | None:
+    """None: the generic first screen (rows and lines)."""
+    return gen.first_screen(doc) if isinstance(gen, OwnVerdict) else None
+
+
+def verdict_notes(gen: Any, rows: list[dict]) -> list[str]:
+    return gen.verdict_notes(rows) if isinstance(gen, OwnVerdict) else []
+
+
+def summary_details(gen: Any, rows: Any) -> list[str]:
+    return gen.summary_details(rows) if isinstance(gen, OwnVerdict) else []
+
+
+def run_tables(gen: Any, rows: Any, catalog: Any) -> dict[str, Any]:
+    return gen.run_tables(rows, catalog) if isinstance(gen, RunTables) else {}

@@ -3,7 +3,7 @@
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
 --daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
-progression, revisions); the rest has defaults it may override (reports, cross-row checks,
+progression, revisions, a verdict in its own words, run tables); the rest has defaults it may override (reports, cross-row checks,
 drawings). A
 job asked of a generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
@@ -147,11 +147,6 @@ class Generator(ABC):
     # rows in key order read as a curve (levels); False: categories (cities), drawn as points
     rows_ordered: bool = True
 
-    def verdict_notes(self, rows: list[dict]) -> list[str]:
-        """Sentences the verdict says right after PASS or FAIL, that a reader needs to read
-        it (the daily audit: the level the dailies use). Default: none."""
-        return []
-
     def label(self, key: tuple) -> str:  # as people read it in reports, e.g. ``(2, 4)``
         return "(" + ", ".join(str(v) for v in key) + ")"
 
@@ -176,21 +171,12 @@ class Generator(ABC):
         """Extra per-row tables over whole rows of records (written as ``<name>.csv``)."""
         return {}
 
-    def run_tables(self, rows: pl.DataFrame, catalog: Any) -> dict[str, pl.DataFrame]:
-        """Extra tables computed from the per-row frame (e.g. a reconciliation)."""
-        return {}
-
     def report_sections(self, doc: Any) -> list:
         """The generator's own report sections (``reports.document.Section``) of one run."""
         return []
 
     def summary_notes(self, rows: pl.DataFrame) -> list[str]:
         """Advisory notes for the verdict and the one-screen summary of a nightly log."""
-        return []
-
-    def summary_details(self, rows: pl.DataFrame) -> list[str]:
-        """Lines the one-screen summary adds under the failing lines: where exactly they
-        fail, when a count per row does not say it (e.g. the failing dates)."""
         return []
 
     def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:

@@ -4,7 +4,7 @@ lines, drill-down and costs."""
 from ..analysis.cost import Cost
 from ..analysis.lines import Line, Move
 from ..analysis.records import model as records_model
-from ..capabilities import Calibration, Progression, Revisions
+from ..capabilities import Calibration, OwnVerdict, Progression, Revisions, RunTables
 from ..errors import Interrupted, RunInterrupted
 from ..generator import Daily, Generator, SweepField, Tune
 from ..reports.drill import Drill
@@ -12,5 +12,5 @@ from ..reports.intent import Intent
 from ..space import Dim, Space
 
 __all__ = ["Calibration", "Cost", "Daily", "Dim", "Drill", "Generator", "Intent", "Interrupted",
-           "Line", "Move", "Progression", "Revisions", "RunInterrupted", "Space", "SweepField",
-           "Tune", "records_model"]
+           "Line", "Move", "OwnVerdict", "Progression", "Revisions", "RunInterrupted",
+           "RunTables", "Space", "SweepField", "Tune", "records_model"]

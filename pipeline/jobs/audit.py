@@ -293,7 +293,7 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
 
     def meanwhile() -> None:
         """What needs no drawing, done while the workers draw (decision 264)."""
-        tables.update(gen.run_tables(rows, catalog))
+        tables.update(capabilities.run_tables(gen, rows, catalog))
         with atomic.os_errors(tmp / "aggregates.parquet"):  # new files in the run's folder
             files.create(tmp / "aggregates.parquet", rows.write_parquet)
             files.create(tmp / "aggregates.csv", flat(rows).write_csv)
@@ -393,7 +393,7 @@ def summary(result: AuditResult) -> str:
         more = f" and {len(rs) - 6} more" if len(rs) > 6 else ""
         lines.append(f"  {name} failed on {len(rs)} row(s) [{rs[0]['op']} {rs[0]['threshold']}]:"
                      f" {shown}{more}")
-    lines += [f"  {d}" for d in gen.summary_details(result.aggregates)]
+    lines += [f"  {d}" for d in capabilities.summary_details(gen, result.aggregates)]
     for ln in gen.lines:
         warned = [r for r in L.advisory_warnings(result.results) if r["line"] == ln.name]
         if warned:

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import capabilities
 from ..analysis.lines import Line, advisory_warnings, hard_failures
+from ..capabilities import OwnVerdict, verdict_notes
 from ..hints import RunHints
 from . import drill, render, todo
 from .document import (
@@ -101,7 +103,7 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
         sec.blocks.append(Para(f"FAIL: {len(doc.hard_failures)} hard-line failure(s) on "
                                f"{len(doc.failed_keys())} of {len(doc.rows)} rows.",
                                strong=True))
-    sec.blocks += [Para(t) for t in doc.gen.verdict_notes(doc.rows)]  # what the run is
+    sec.blocks += [Para(t) for t in verdict_notes(doc.gen, doc.rows)]  # what the run is
     cal = doc.manifest.get("calibration")
     if cal:  # the players' predictions ride along: say from what, and how far to trust them
         sec.blocks.append(Para(_calibration_status(cal), strong=True))
@@ -134,8 +136,7 @@ def first_screen(doc: AuditDoc) -> tuple[str, list] | None:
     """The generator's own verdict headline and the blocks after it (its to-do list), when
     it words them (``first_screen(doc)``, e.g. the daily run's: counted in dates); None:
     the generic ones (rows and lines, ``todo``)."""
-    own = getattr(doc.gen, "first_screen", None)
-    return own(doc) if own is not None else None
+    return capabilities.first_screen(doc.gen, doc)
 
 
 def _calibration_status(cal: dict) -> str:
@@ -356,5 +357,5 @@ def _html(title: str, sections: list[Section], doc: AuditDoc) -> str:
     verdict = "PASS" if doc.ok else "FAIL"
     return render.html(title, sections, badge=(verdict, verdict.lower()),
                        legend=render.legend(doc.rules_doc, doc.site), jargon=doc.gen.jargon,
-                       opened=OPENED if todo.tunable(doc) or hasattr(doc.gen, "first_screen")
+                       opened=OPENED if todo.tunable(doc) or isinstance(doc.gen, OwnVerdict)
                        else None)

@@ -4,7 +4,7 @@ dates that hold only within noise of their level's floor and how far from tellin
 are, then "what to do tonight", one line per failing city: each failing check with the
 figures against the band and how sure they are, the soonest dates (each linked to its
 board's play page) and the next step. The page opens on it, everything else folded
-(``audit_page``: a generator with a ``first_screen``).
+(``audit_page``: a generator with the ``OwnVerdict`` capability).
 
 Every figure is a date's (``daily_page.Date``, from ``dates.csv``): its tool-free rate is
 its board's wins of the scripted runs; *within noise* of a gate means the 95 % Wilson
