@@ -12,7 +12,9 @@ functions below, which say what a generator without it gets.
   counted in dates): its first screen, notes under the verdict, the nightly summary's
   details;
 - ``RunTables``: tables a run writes beside its aggregates, computed from the rows and the
-  tables (minegen's B1 reconciliation).
+  tables (minegen's B1 reconciliation);
+- ``Kernels``: compiled kernels, cached per machine: compiled once (in parts at once) on a
+  cold machine before any worker starts, loaded by every worker before its first task.
 """
 
 from __future__ import annotations
@@ -77,6 +79,52 @@ class RunTables(ABC):
     @abstractmethod
     def run_tables(self, rows: Any, catalog: Any) -> dict[str, Any]:
         """Tables (``<name>.csv``) computed from the per-row frame and the tables."""
+
+
+class Kernels(ABC):
+    # Modules a worker imports before its first task, beyond the generator's own module
+    # (importing them compiles nothing): an embedded cluster's worker template imports
+    # them once, and every worker is forked with them (decision 267).
+    worker_modules: tuple[str, ...] = ()
+    # A module whose import does ``warm`` (loads the kernels from their cache): the worker
+    # template imports it last when ``cold()`` is False, so each forked worker starts with
+    # the kernels loaded (decision 272); None: the workers warm themselves.
+    warm_module: str | None = None
+    compile_seconds = 0  # a first compile's seconds on 2 cores, announced; 0: unknown
+
+    @abstractmethod
+    def warm(self) -> None:
+        """Compile or load whatever ``block`` needs, once per process."""
+
+    @abstractmethod
+    def cold(self) -> bool:
+        """True when ``warm`` would compile (nothing cached yet): the engine then compiles
+        once, in processes of its own, before any worker starts."""
+
+    def compile_parts(self) -> tuple:
+        """Picklable callables that each compile a part of what ``warm`` compiles, into the
+        same cache; a cold machine runs them at the same time, each in a process of its
+        own, before ``warm`` (which then loads them). Default: none."""
+        return ()
+
+
+def warm(gen: Any) -> None:
+    if isinstance(gen, Kernels):
+        gen.warm()
+
+
+def cold(gen: Any) -> bool:
+    """Whether the engine compiles first (False without kernels)."""
+    return isinstance(gen, Kernels) and gen.cold()
+
+
+def preload(gen: Any) -> tuple[str, ...]:
+    """The modules a worker imports before its first task beyond the generator's own: its
+    ``worker_modules``, then, with the kernel cache warm, its ``warm_module``."""
+    if not isinstance(gen, Kernels):
+        return ()
+    warmed = (gen.warm_module,) if gen.warm_module and not gen.cold() else ()
+    return (*gen.worker_modules, *warmed)
 
 
 def calibrated(gen: Any, path: str) -> Any:

@@ -3,7 +3,7 @@
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
 --daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
-progression, revisions, a verdict in its own words, run tables); the rest has defaults it may override (reports, cross-row checks,
+progression, revisions, a verdict in its own words, run tables, compiled kernels); the rest has defaults it may override (reports, cross-row checks,
 drawings). A
 job asked of a generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
@@ -113,31 +113,6 @@ class Generator(ABC):
     def report_subdir(self) -> str:
         """The folder under --out, before metric_v<k>/ ("" = --out itself)."""
         return self.name
-
-    def warm(self) -> None:
-        """Compile or load whatever ``block`` needs, once per process."""
-
-    def cold(self) -> bool:
-        """True when ``warm`` would compile (nothing cached yet): the engine then compiles
-        once, in a process of its own, before any worker starts."""
-        return False
-
-    def compile_parts(self) -> tuple:
-        """Picklable callables that each compile a part of what ``warm`` compiles, into the
-        same cache; a cold machine runs them at the same time, each in a process of its
-        own, before ``warm`` (which then loads them). Default: none."""
-        return ()
-
-    # Modules a worker imports before its first task, beyond the generator's own module
-    # (importing them compiles nothing): an embedded cluster's worker template imports
-    # them once, and every worker is forked with them (decision 267).
-    worker_modules: tuple[str, ...] = ()
-    # A module whose import does ``warm`` (loads the kernels from their cache): the worker
-    # template imports it last when ``cold()`` is False, so each forked worker starts with
-    # the kernels loaded (decision 272); None: the workers warm themselves.
-    warm_module: str | None = None
-
-    compile_seconds = 0  # a first compile's seconds on 2 cores, announced; 0: unknown
 
     def row_cost(self, plan: Any) -> float:
         """A board's expected cost in this row, relative to the other rows: the default

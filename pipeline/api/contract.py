@@ -4,7 +4,8 @@ lines, drill-down and costs."""
 from ..analysis.cost import Cost
 from ..analysis.lines import Line, Move
 from ..analysis.records import model as records_model
-from ..capabilities import Calibration, OwnVerdict, Progression, Revisions, RunTables
+from ..capabilities import (Calibration, Kernels, OwnVerdict, Progression, Revisions,
+                            RunTables)
 from ..errors import Interrupted, RunInterrupted
 from ..generator import Daily, Generator, SweepField, Tune
 from ..reports.drill import Drill
@@ -12,5 +13,5 @@ from ..reports.intent import Intent
 from ..space import Dim, Space
 
 __all__ = ["Calibration", "Cost", "Daily", "Dim", "Drill", "Generator", "Intent", "Interrupted",
-           "Line", "Move", "OwnVerdict", "Progression", "Revisions", "RunInterrupted",
+           "Kernels", "Line", "Move", "OwnVerdict", "Progression", "Revisions", "RunInterrupted",
            "RunTables", "Space", "SweepField", "Tune", "records_model"]

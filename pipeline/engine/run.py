@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from .. import capabilities
 from ..generator import board_span
 from ..store.shards import ShardStore
 from . import interrupts, split, template
@@ -120,8 +121,7 @@ def worker_modules(gen) -> tuple[str, ...]:
     its ``worker_modules`` (a worker template imports them once, ``session``); then, when
     the kernel cache is warm, its ``warm_module`` (a cold cache is compiled once by
     ``CompileOnce``, never in the template)."""
-    warmed = (gen.warm_module,) if gen.warm_module and not gen.cold() else ()
-    return ("pipeline.engine.tasks", type(gen).__module__, *gen.worker_modules, *warmed)
+    return ("pipeline.engine.tasks", type(gen).__module__, *capabilities.preload(gen))
 
 
 def ahead(gen, spec: ClusterSpec):
@@ -159,7 +159,7 @@ def execute(gen, spec: ClusterSpec, plans: Sequence[Any], todo: list[int], n: in
         if then is not None:
             then(todo[i], frame)
 
-    compiling = CompileOnce(gen, announce) if gen.cold() else None
+    compiling = CompileOnce(gen, announce) if capabilities.cold(gen) else None
     ran_on: set[str] = set()
     rows_s: dict[int, tuple[int, float]] = {}
     chosen = [plans[p] for p in todo]
@@ -199,7 +199,8 @@ class CompileOnce:
     (the client never loads them), while the cluster starts: every worker then loads the
     cache instead of all of them compiling the same kernels at the same time. The
     generator's ``compile_parts`` run first, at the same time (one process each, as many
-    at once as there are CPUs), then ``warm``, which loads what they compiled."""
+    at once as there are CPUs), then ``warm``, which loads what they compiled. Only for a
+    generator with ``capabilities.Kernels`` that is cold."""
 
     CODE = "import pickle, sys; pickle.load(sys.stdin.buffer)()"
 

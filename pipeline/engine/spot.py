@@ -38,6 +38,7 @@ import polars as pl
 
 from boardcore import files
 
+from .. import capabilities
 from ..analysis.records import digest_fields
 from ..errors import RunError
 from ..options import SPOT_BOARDS, VERIFY_MODES
@@ -117,7 +118,7 @@ def _verdict(gen, cols: list[str], shard: Shard) -> str:
 
 def _check(gen, cols: list[str], shards: list[Shard]) -> list[str]:
     """Runs in the child: the verdict of each shard, in order."""
-    gen.warm()
+    capabilities.warm(gen)
     return [_verdict(gen, cols, s) for s in shards]
 
 
@@ -125,7 +126,7 @@ def _boards(gen, wanted: list[tuple[Any, int]]) -> list[pl.DataFrame]:
     """Runs in the child: the record of each (plan, board index)."""
     from .tasks import run_block
 
-    gen.warm()
+    capabilities.warm(gen)
     return [run_block(gen, plan, i, 1) for plan, i in wanted]
 
 

@@ -11,6 +11,7 @@ import time
 
 import polars as pl
 
+from .. import capabilities
 from ..analysis import records
 
 
@@ -29,7 +30,7 @@ def run_block_where(gen, plan, first: int, count: int) -> tuple[pl.DataFrame, st
 
 
 def warm(gen) -> bool:
-    gen.warm()
+    capabilities.warm(gen)
     return True
 
 

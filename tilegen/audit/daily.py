@@ -21,7 +21,7 @@ import polars as pl
 
 from boardcore.dates import parse_date
 from boardcore.errors import InputError
-from pipeline.api.contract import Daily, Drill, Generator, Line, OwnVerdict
+from pipeline.api.contract import Daily, Drill, Generator, Kernels, Line, OwnVerdict
 from pipeline.api.pages import exact, num
 from pipeline.api.stats import percentiles
 
@@ -120,7 +120,7 @@ DRILL = Drill(
 )
 
 
-class TilegenDaily(Generator, Daily, OwnVerdict):
+class TilegenDaily(Generator, Daily, OwnVerdict, Kernels):
     """tilegen's daily boards behind the generator interface (the ``Daily`` capability of
     ``tilegen``, and a generator of its own: ``--generator tilegen-daily``)."""
 

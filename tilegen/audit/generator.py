@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipeline.api.contract import (Calibration, Daily, Generator, Progression, Revisions,
-                                   SweepField, Tune)
+from pipeline.api.contract import (Calibration, Daily, Generator, Kernels, Progression,
+                                   Revisions, SweepField, Tune)
 from pipeline.api.stats import binomial_se, percentiles, quantile_bounds
 
 from . import sections, tune
@@ -74,7 +74,7 @@ def _sample_mean(col: str) -> list[pl.Expr]:
             (1.96 * c.std() / c.count().cast(pl.Float64).sqrt()).alias(f"{col}_hw")]
 
 
-class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions):
+class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, Kernels):
     """The audit side of tilegen: the core, sweep, tune and the daily boards (``daily``)."""
 
     name = "tilegen"
