@@ -8,8 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tilegen.audit import funnel_page as page
-from tilegen.audit import reconcile
+from tilegen.players import funnel_page as page
+from tilegen.players import reconcile
 from tilegen.funnel import fit, model, progress, simulate
 from tilegen.table_loader import load_tables
 from tilegen.telemetry import players, synth, tally

@@ -68,15 +68,17 @@ def test_generic_layers_name_no_game_concept():
 
 
 # The import picture: core <- minegen, core <- tilegen, core <- pipeline, and each game's
-# audit side (<game>/audit/) -> pipeline's public surfaces (pipeline.api.*, never the
-# platform's internals); no other arrow between them.
+# rooms that face the platform (<game>/audit/, tile-match's players' loop <game>/players/)
+# -> pipeline's public surfaces (pipeline.api.*, never the platform's internals); no other
+# arrow between them.
 GAMES = ("minegen", "tilegen")
+FACING = ("audit", "players")  # a game's rooms that may import the platform
 AUDIT_ONLY = ("pipeline", "dask", "distributed", "pandera", "dask_jobqueue")
 
 
 def _rule_breaks(path: Path) -> list[str]:
     rel = path.relative_to(REPO)
-    top, in_audit = rel.parts[0], len(rel.parts) > 2 and rel.parts[1] == "audit"
+    top, in_audit = rel.parts[0], len(rel.parts) > 2 and rel.parts[1] in FACING
     forbidden = {"boardcore": {*GAMES, "pipeline", "polars", *AUDIT_ONLY},
                  "pipeline": set(GAMES)}.get(top)
     if forbidden is None:  # a game: never the other game; the audit only from <game>/audit/
@@ -100,9 +102,15 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _facing(module: str) -> bool:
+    """Whether a game's module is in one of its rooms that face the platform."""
+    parts = module.split(".")
+    return len(parts) > 1 and parts[1] in FACING
+
+
 def _reaches_audit(packages=("boardcore", "pipeline", *GAMES)) -> list[str]:
-    """Game library modules (outside ``<game>/audit/``) that pull in the platform or a
-    game's audit side at run time: every import a module makes (a function's too), with
+    """Game library modules (outside the rooms that face the platform, ``FACING``) that pull
+    in the platform or such a room at run time: every import a module makes (a function's too), with
     the packages each import runs (``a.b.c`` runs ``a`` and ``a.b``), followed through the
     project's modules. One line each, with the chain that gets there."""
     files = {_module(p): p for pkg in packages for p in modules(pkg)}
@@ -116,7 +124,7 @@ def _reaches_audit(packages=("boardcore", "pipeline", *GAMES)) -> list[str]:
     out = []
     for m in sorted(files):
         top = m.split(".")[0]
-        if top not in GAMES or m.startswith(f"{top}.audit"):
+        if top not in GAMES or _facing(m):
             continue
         via, todo = {m: None}, [m]
         while todo:  # breadth first: the shortest chain to each module
@@ -125,7 +133,7 @@ def _reaches_audit(packages=("boardcore", "pipeline", *GAMES)) -> list[str]:
                 via[y] = x
                 todo.append(y)
         hit = next((x for x in via if x.split(".")[0] == "pipeline" or (
-            x.split(".")[0] in GAMES and ".audit" in f"{x}.")), None)
+            x.split(".")[0] in GAMES and _facing(x))), None)
         if hit:
             chain = [hit]
             while via[chain[-1]] is not None:

@@ -825,7 +825,7 @@ def test_the_tune_links_the_funnel_of_both_tables(browser, pages):
     the model predicts from the shipped boards' rates of the baseline run and of the
     proposed tables' run (read back from the chart's data), and the verdict names the
     share reaching level 6 for both."""
-    from tilegen.audit import funnel_page
+    from tilegen.players import funnel_page
     from tilegen.funnel import model
     from tilegen.funnel.runs import shipped_rates
 

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tilegen.audit import proposals
+from tilegen.players import proposals
 from tilegen.telemetry import candidates, overdispersion as od, stats, tally
 
 BOARDS, PLANTED, TAU, SHIFT, FDR = 108, 5, 0.3, 2.0, 0.05
@@ -202,8 +202,8 @@ def test_the_page_opens_with_its_verdict_and_the_chart(tmp_path, tile_run):
     ceiling on most rows): the verdict comes first and says the sessions are synthetic and
     the calibration uninformative before any count; the chart has a point with both
     intervals for every row with a prediction; the JSON's rows carry both figures."""
-    from tilegen.audit.reconcile import reconcile
-    from tilegen.audit.reconcile_page import html
+    from tilegen.players.reconcile import reconcile
+    from tilegen.players.reconcile_page import html
     from tilegen.table_loader import load_tables
     from tilegen.telemetry import synth
 
@@ -237,8 +237,8 @@ def test_the_page_says_which_held_out_error_is_which():
     """The calibration's held-out error (refitted on the boards kept) and its candidate
     row's (every tested board, the abnormal ones in) differ; the funnel's is a third, about
     reaching levels: each is named, so 4.5 beside 5.2 and 5.0 points is no puzzle."""
-    from tilegen.audit.funnel_page import reconcile_sections
-    from tilegen.audit.reconcile_page import _calibration
+    from tilegen.players.funnel_page import reconcile_sections
+    from tilegen.players.reconcile_page import _calibration
 
     chosen = {"key": "pass_rate_match_first", "figure": "match-first's rate",
               "held_out_mae": 0.052, "rows_at_ceiling": 0, "rows": 36, "spread": 1.69,

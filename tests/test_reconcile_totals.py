@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from test_reconcile_input import PROD
 
-from tilegen.audit.reconcile import reconcile
+from tilegen.players.reconcile import reconcile
 from tilegen.table_loader import load_tables
 from tilegen.telemetry import synth, tally
 

@@ -15,9 +15,9 @@ import polars as pl
 import pytest
 from test_reconcile_fdr import dataset
 
-from tilegen.audit import proposals, reconcile_tables
-from tilegen.audit.reconcile import reconcile
-from tilegen.audit.reconcile_page import html
+from tilegen.players import proposals, reconcile_tables
+from tilegen.players.reconcile import reconcile
+from tilegen.players.reconcile_page import html
 from tilegen.table_loader import DEFAULT_ROOT, load_tables
 from tilegen.telemetry import overdispersion as od, players, stats, synth
 

@@ -356,7 +356,7 @@ def test_the_per_city_chart_draws_each_levels_players_target_and_bots():
     import html as H
     import re
 
-    from tilegen.audit.reconcile_curves import city_curves
+    from tilegen.players.reconcile_curves import city_curves
 
     def row(city, level, rev, obs, target, bot):
         return {"city_id": city, "level_id": level, "revision": rev, "observed": obs,
@@ -387,7 +387,7 @@ def test_a_synthetic_calibration_never_says_it_was_fitted_on_players():
     sessions names them synthetic where it says what the fit saw."""
     from types import SimpleNamespace
 
-    from tilegen.audit.calibration import section
+    from tilegen.players.calibration import section
 
     cal = {"file": "reconcile.json", "boards": 212, "a": 1.0, "b": 0.8, "tau2": 0.0,
            "figure": "match-first's rate", "column": "pass_rate_match_first",

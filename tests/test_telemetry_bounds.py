@@ -17,7 +17,7 @@ from cli_harness import reconcile_exit, run_cli
 from test_reconcile_input import GOOD, JSON_GOOD, as_json, latest
 
 from boardcore.fields import markdown_table
-from tilegen.audit.reconcile import per_seed
+from tilegen.players.reconcile import per_seed
 from tilegen.telemetry import chunks, firsts, read, schema, tally
 
 REPO = Path(__file__).resolve().parent.parent

@@ -179,7 +179,7 @@ class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, 
         (``calibration``: the per-row aggregates and the report's Players section)."""
         from copy import copy
 
-        from . import calibration
+        from ..players import calibration
 
         out = copy(self)
         out.calibration = calibration.read(path)
@@ -188,7 +188,7 @@ class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, 
     def aggregations(self) -> list[pl.Expr]:
         extra = []
         if self.calibration is not None:
-            from . import calibration
+            from ..players import calibration
 
             extra = calibration.aggregations(self.calibration)
         return self._aggregations() + extra
@@ -278,7 +278,7 @@ class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, 
     def report_sections(self, doc) -> list:
         out = sections.sections(doc, self)
         if self.calibration is not None:
-            from .calibration import section
+            from ..players.calibration import section
 
             out.insert(2, section(doc, self.calibration))  # after report C
         return out
@@ -297,7 +297,7 @@ class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, 
     def progression_page(self, baseline, proposed, tune_id: str) -> str:
         from ..funnel.model import Params
         from ..funnel.runs import SOURCE, shipped_rates
-        from .funnel_page import tune_html
+        from ..players.funnel_page import tune_html
 
         return tune_html(shipped_rates(baseline), shipped_rates(proposed), Params(), SOURCE,
                          tune_id)

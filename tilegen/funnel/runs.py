@@ -2,7 +2,7 @@
 board (the production board of the level's latest revision) and its scripted tool-free
 pass rate, the rate the tune's funnel page takes for the median player's pass rate per
 attempt (reads the run's records; the model is ``model``, the page
-``tilegen.audit.funnel_page``)."""
+``tilegen.players.funnel_page``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The telemetry session, declared once (05 §17, A-30; decision 196): one row per session.
 
 ``SESSION`` declares the columns as the record does (``boardcore.fields.Field``): the
-Pandera model of a clean session block (``tilegen/audit/reconcile.py``) and the docs table
+Pandera model of a clean session block (``tilegen/players/reconcile.py``) and the docs table
 come from it. ``with_reasons`` is the same declaration as row rules in Polars expressions: the
 first rule a raw row breaks, so that a bad row is counted with its reason and never
 silently dropped (a streaming query: nothing is collected per row).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pipeline.api.pages import Band, Figure, Figures, Para, Section, Series, line_chart
 
-from .city_charts import current
+from ..audit.city_charts import current
 
 
 def city_curves(doc: dict) -> Section:
