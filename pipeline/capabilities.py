@@ -60,9 +60,10 @@ class Revisions(ABC):
 
 class OwnVerdict(ABC):
     @abstractmethod
-    def first_screen(self, doc: Any) -> tuple[str, list]:
+    def first_screen(self, doc: Any) -> tuple[str, list] | None:
         """The report's verdict headline and the blocks after it (its to-do list), in the
-        game's words; the page then opens on them, the rest folded."""
+        game's words; the page then opens on them, the rest folded. None: the generic
+        ones (rows and lines)."""
 
     def verdict_notes(self, rows: list[dict]) -> list[str]:
         """Sentences right after PASS or FAIL that a reader needs to read it (the daily

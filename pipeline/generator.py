@@ -3,9 +3,9 @@
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
 --daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
-progression, revisions, a verdict in its own words, run tables, compiled kernels); the rest has defaults it may override (reports, cross-row checks,
-drawings). A
-job asked of a generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
+progression, revisions, a verdict in its own words, run tables, compiled kernels); the rest
+has defaults it may override (reports, cross-row checks, drawings). A job asked of a
+generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
 It is registered under the entry points ``minegen.generators`` or named ``module:attribute``.
 

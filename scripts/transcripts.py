@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--row", default="3:4", help="the row whose drill-down is shown (3:4)")
     ap.add_argument("--check", action="store_true", help="only check the sections exist")
     a = ap.parse_args(argv)
+    if not re.fullmatch(r"\d+:\d+", a.row):
+        ap.error(f"--row {a.row!r}: give a row as LEVEL:DEPTH, e.g. 3:4")
     text = PAGE.read_text(encoding="utf-8")
     missing = [s for s in SECTIONS if f"<!-- begin {s} -->" not in text
                or f"<!-- end {s} -->" not in text]

@@ -85,11 +85,11 @@ def _compile_kernels_once(config) -> None:
     first calls a kernel while the other worker compiles the same ones."""
     import time
 
-    from pipeline.capabilities import cold
+    from pipeline import capabilities
     from pipeline.engine.run import CompileOnce
     from pipeline.generator import load_generator
 
-    cold = [g for g in (load_generator("minegen"), load_generator("tilegen")) if cold(g)]
+    cold = [g for g in (load_generator("minegen"), load_generator("tilegen")) if capabilities.cold(g)]
     if not cold:
         return
     say = config.pluginmanager.get_plugin("terminalreporter")

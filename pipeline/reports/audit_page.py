@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import capabilities
 from ..analysis.lines import Line, advisory_warnings, hard_failures
-from ..capabilities import OwnVerdict, verdict_notes
+from ..capabilities import OwnVerdict, first_screen, verdict_notes
 from ..hints import RunHints
 from . import drill, render, todo
 from .document import (
@@ -93,7 +92,7 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
     saying where the advisory findings are."""
     hard = ", ".join(ln.name for ln in doc.lines if ln.hard)
     sec = Section("verdict", "Verdict")
-    own = first_screen(doc)  # a generator's headline and to-do in its own words, or None
+    own = first_screen(doc.gen, doc)  # a generator's headline and to-do in its own words
     if own is not None:
         sec.blocks.append(Para(own[0], strong=True))
     elif doc.ok:
@@ -130,13 +129,6 @@ def _verdict(doc: AuditDoc, tune_cmd: str) -> Section:
                               f"folder, its sweeps: [index.html]({doc.index}#runs)."
                               if doc.index else "")))
     return sec
-
-
-def first_screen(doc: AuditDoc) -> tuple[str, list] | None:
-    """The generator's own verdict headline and the blocks after it (its to-do list), when
-    it words them (``first_screen(doc)``, e.g. the daily run's: counted in dates); None:
-    the generic ones (rows and lines, ``todo``)."""
-    return capabilities.first_screen(doc.gen, doc)
 
 
 def _calibration_status(cal: dict) -> str:
