@@ -14,7 +14,10 @@ functions below, which say what a generator without it gets.
 - ``RunTables``: tables a run writes beside its aggregates, computed from the rows and the
   tables (minegen's B1 reconciliation);
 - ``Kernels``: compiled kernels, cached per machine: compiled once (in parts at once) on a
-  cold machine before any worker starts, loaded by every worker before its first task.
+  cold machine before any worker starts, loaded by every worker before its first task;
+- ``Drawings``: boards drawn for the report (and a page where a person plays one);
+- ``Categories``: rows that are categories (cities), not a curve: charts across rows draw
+  points, not a line.
 """
 
 from __future__ import annotations
@@ -107,6 +110,39 @@ class Kernels(ABC):
         same cache; a cold machine runs them at the same time, each in a process of its
         own, before ``warm`` (which then loads them). Default: none."""
         return ()
+
+
+class Drawings(ABC):
+    def exhibits(self, rows: Any, results: list[dict]) -> list[tuple[tuple, int]]:
+        """(row key, board index) of the boards the report draws (default: the
+        drill-down's, ``drill.boards``); the engine makes them on the cluster with
+        ``exhibit``, the report finds them in ``doc.drawings``."""
+        from .reports.drill import wanted
+
+        return wanted(self, rows.to_dicts(), results)
+
+    @abstractmethod
+    def exhibit(self, plan: Any, index: int) -> Any:
+        """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
+
+    def play_page(self, plan: Any, index: int) -> str | None:
+        """A self-contained HTML page where a person plays board ``index`` of ``plan``
+        (made on a worker beside ``exhibit``; the report links it under the drawing).
+        None: no play page."""
+        return None
+
+
+class Categories(ABC):
+    """A marker: the rows, in key order, are categories (a daily row is a city)."""
+
+
+def exhibits(gen: Any, rows: Any, results: list[dict]) -> list[tuple[tuple, int]]:
+    return gen.exhibits(rows, results) if isinstance(gen, Drawings) else []
+
+
+def rows_ordered(gen: Any) -> bool:
+    """True when the rows in key order read as a curve (charts join their points)."""
+    return not isinstance(gen, Categories)
 
 
 def warm(gen: Any) -> None:

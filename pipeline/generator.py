@@ -3,7 +3,8 @@
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
 --daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
-progression, revisions, a verdict in its own words, run tables, compiled kernels); the rest
+progression, revisions, a verdict in its own words, run tables, compiled kernels,
+drawn boards, rows as categories); the rest
 has defaults it may override (reports, cross-row checks, drawings). A job asked of a
 generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
 ``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
@@ -40,7 +41,7 @@ from boardcore.toml_patch import toml_value
 from .analysis.cost import Cost
 from .capabilities import first_index
 from .analysis.lines import Line
-from .reports.drill import Drill, wanted
+from .reports.drill import Drill
 from .reports.intent import Intent
 
 ENTRY_POINT_GROUP = "minegen.generators"
@@ -48,7 +49,7 @@ DEFAULT_GENERATOR = "minegen"
 
 
 class Generator(ABC):
-    # ------------------------------------------------------------ the required core
+    # the core (checked by ``load_generator``), then defaults a generator may override
     name: str  # identity: the manifest, the output folder, the shard keys
     metric_version: int
     generator_version: str
@@ -60,12 +61,11 @@ class Generator(ABC):
 
     @abstractmethod
     def load(self, root: str | None) -> Any:
-        """Load and validate a table root (None: the default); InputError (with every
-        violation) on bad tables."""
+        """A validated table root (None: the default); InputError with every violation."""
 
     @abstractmethod
     def parse_key(self, text: str) -> tuple:
-        """A row as the user types it (``--rows``, ``--row``) -> key; InputError if bad."""
+        """A row as the user types it (``--row``) -> key; InputError if bad."""
 
     @abstractmethod
     def format_key(self, key: tuple) -> str:
@@ -81,8 +81,7 @@ class Generator(ABC):
 
     @abstractmethod
     def snapshot(self, plan: Any) -> dict:
-        """Everything a plan's records depend on, as canonical JSON-ready data: two plans
-        with equal snapshots produce byte-identical records (the resume shard key)."""
+        """JSON-ready data a plan's records depend on: equal snapshots, equal records."""
 
     @abstractmethod
     def block(self, plan: Any, first: int, count: int) -> dict[str, np.ndarray]:
@@ -92,35 +91,20 @@ class Generator(ABC):
     def aggregations(self) -> list[pl.Expr]:
         """Per-row aggregate expressions over a row's records (one output row per row)."""
 
-    # ------------------------------------------------- defaults a generator may override
-    max_boards: int = 1 << 16  # largest N per row: every generator declares one
+    max_boards: int = 1 << 16  # largest N per row
     default_root: str | None = None  # the root load(None) reads (printed commands omit it)
     drill = Drill()  # the game's part of the report's drill-down (boards, sweeps)
     intents: tuple[Intent, ...] = ()  # what a row asks vs what it delivers (first panel)
-    # (word as the pages write it, docs/glossary.md term): the game's own words that pages
-    # define although they are plain words ("core", "tier"), and aliases of glossary terms
-    jargon: tuple[tuple[str, str], ...] = ()
+    jargon: tuple[tuple[str, str], ...] = ()  # (word on the pages, docs/glossary.md term)
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
+    report_subdir = property(lambda self: self.name)  # folder under --out, before metric_v<k>/
 
-    def expected_columns(self, plan: Any, first: int, count: int) -> dict[str, Any]:
-        """Record columns the plan fixes for boards [first, first + count): name -> one
-        value, or ``count`` values (the stream seeds). A resumed shard that disagrees is not
-        this row's (``store.shards.disproves``). Default: none (key and index are checked)."""
-        return {}
+    def expected_columns(self, plan: Any, first: int, count: int) -> dict:  # resume checks
+        return {}  # columns the plan fixes: name -> one value, or ``count`` values
 
-    @property
-    def report_subdir(self) -> str:
-        """The folder under --out, before metric_v<k>/ ("" = --out itself)."""
-        return self.name
-
-    def row_cost(self, plan: Any) -> float:
-        """A board's expected cost in this row, relative to the other rows: the default
-        split of rows into tasks when no earlier run timed them. Default 1: all alike."""
+    def row_cost(self, plan: Any) -> float:  # a board's cost here vs other rows (the split)
         return 1.0
-
-    # rows in key order read as a curve (levels); False: categories (cities), drawn as points
-    rows_ordered: bool = True
 
     def label(self, key: tuple) -> str:  # as people read it in reports, e.g. ``(2, 4)``
         return "(" + ", ".join(str(v) for v in key) + ")"
@@ -128,48 +112,18 @@ class Generator(ABC):
     def describe(self, row: dict) -> str:  # a per-row aggregate row as a designer names it
         return f"N {row.get('boards')}"
 
-    @property
+    @property  # (aggregate column, label, kind "snapshot"|"figure"|"count") diff compares
     def diff_columns(self) -> tuple[tuple[str, str, str], ...]:
-        """(aggregate column, label, kind) that ``diff`` compares per row; kind "snapshot"
-        (the row's table values), "figure" (a measured value) or "count" (boards).
-        Default: every line's observed column, as a figure."""
         return tuple({ln.column: (ln.column, ln.what, "figure") for ln in self.lines}.values())
 
-    # cross-row checks
-    def row_columns(self, rows: pl.DataFrame, catalog: Any | None) -> pl.DataFrame:
-        """Add the per-row columns the lines read (applicability as nulls, cross-row checks
-        that need the catalog; ``catalog`` None when the tables are unknown)."""
-        return rows
+    def row_columns(self, rows: pl.DataFrame, catalog: Any) -> pl.DataFrame:  # cross-row
+        return rows  # + the per-row columns the lines read (``catalog`` None: unknown)
 
-    # reports
-    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
-        """Extra per-row tables over whole rows of records (written as ``<name>.csv``)."""
-        return {}
-
-    def report_sections(self, doc: Any) -> list:
-        """The generator's own report sections (``reports.document.Section``) of one run."""
-        return []
-
-    def summary_notes(self, rows: pl.DataFrame) -> list[str]:
-        """Advisory notes for the verdict and the one-screen summary of a nightly log."""
-        return []
-
-    def exhibits(self, rows: pl.DataFrame, results: list[dict]) -> list[tuple[tuple, int]]:
-        """(row key, board index) of the boards the report should draw (default: the
-        drill-down's, ``drill.boards``); the engine makes them on the cluster with
-        ``exhibit``, the report finds them in ``doc.drawings``."""
-        return wanted(self, rows.to_dicts(), results)
-
-    def exhibit(self, plan: Any, index: int) -> Any:
-        """Board ``index`` of ``plan`` drawn for the report (runs on a worker)."""
-        raise NotImplementedError(f"{self.name} names exhibits but cannot draw them")
-
-    def play_page(self, plan: Any, index: int) -> str | None:
-        """A self-contained HTML page where a person plays board ``index`` of ``plan``
-        (runs on a worker beside ``exhibit``; the report links it under the drawing).
-        None: this generator has no play page."""
-        return None
-
+    # the report's hooks: per-row tables over records (``<name>.csv``), the game's own
+    # sections (``reports.document.Section``), advisory notes under the verdict
+    def side_tables(self, records: pl.LazyFrame) -> dict[str, pl.LazyFrame]: return {}
+    def report_sections(self, doc: Any) -> list: return []
+    def summary_notes(self, rows: pl.DataFrame) -> list[str]: return []
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from cli_harness import run_cli
 
+from pipeline import capabilities
 from pipeline.generator import CORE, Generator, Sweep, Tune, load_generator
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +45,22 @@ def test_format_key_is_the_inverse_of_parse_key_on_every_row(ref):
         assert gen.parse_key(text) == key, (key, text)
 
 
+def test_the_contract_reads_on_one_screen():
+    """The Generator class (core and defaults) fits 80 lines, and what one game alone needs
+    is a capability: no member of a capability is also a member of the contract."""
+    import inspect
+
+    assert len(inspect.getsource(Generator).rstrip().splitlines()) <= 80
+    hooks = {name for cap in (capabilities.Calibration, capabilities.Progression,
+                              capabilities.Revisions, capabilities.OwnVerdict,
+                              capabilities.RunTables, capabilities.Kernels,
+                              capabilities.Drawings, capabilities.Categories)
+             for name in vars(cap) if not name.startswith("_")}
+    assert {"exhibits", "exhibit", "play_page", "first_index"} <= hooks
+    assert not hooks & set(dir(Generator)), hooks & set(dir(Generator))
+    assert "rows_ordered" not in dir(Generator)
+
+
 def test_the_games_declare_sweep_and_tune_and_the_core_only_toy_neither(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
     for ref in ("minegen", "tilegen", "toygen:GENERATOR"):
@@ -52,7 +69,8 @@ def test_the_games_declare_sweep_and_tune_and_the_core_only_toy_neither(monkeypa
     core = load_generator("toygen:AUDIT_ONLY")
     assert not isinstance(core, Sweep) and core.report_subdir == "toygen"
     assert core.diff_columns and core.side_tables(None) == {}
-    assert core.exhibits(pl.DataFrame(), []) == []
+    assert capabilities.exhibits(core, pl.DataFrame(), []) == []
+    assert capabilities.rows_ordered(core)
 
 
 def test_something_that_is_not_a_generator_is_refused(monkeypatch):

@@ -26,6 +26,7 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.streams import derive_seeds, fnv1a_64
 from pipeline.analysis.lines import Line
+from pipeline.capabilities import Drawings
 from pipeline.generator import Generator, SweepField, Tune
 
 
@@ -167,7 +168,7 @@ AUDIT_ONLY = ToyAudit()
 GENERATOR = Toy()
 
 
-class ToyDrawn(ToyAudit):
+class ToyDrawn(ToyAudit, Drawings):
     """The toy that draws its boards for the report: board i of a row is drawn as a line of
     text; board 3 cannot be drawn (its ``exhibit`` raises), to show what a report does
     without one of its pictures."""

@@ -16,7 +16,7 @@ import polars as pl
 
 from boardcore import kernel_cache
 from boardcore.errors import InputError
-from pipeline.api.contract import Generator, Kernels, RunTables, SweepField, Tune
+from pipeline.api.contract import Drawings, Generator, Kernels, RunTables, SweepField, Tune
 from pipeline.api.pages import exact
 from pipeline.api.stats import percentiles, quantile_bounds
 
@@ -45,7 +45,7 @@ SNAPSHOT = (("row_level", "table row level"), ("row_depth", "table row depth"),
             ("pool_empty", "fog pool empty"), ("planned_mines", "planned mines"))
 
 
-class MinegenAudit(Generator, Tune, RunTables, Kernels):
+class MinegenAudit(Generator, Tune, RunTables, Kernels, Drawings):
     """The audit side of minegen (``pipeline.generator``: the core, sweep and tune)."""
 
     name = "minegen"

@@ -4,14 +4,14 @@ lines, drill-down and costs."""
 from ..analysis.cost import Cost
 from ..analysis.lines import Line, Move
 from ..analysis.records import model as records_model
-from ..capabilities import (Calibration, Kernels, OwnVerdict, Progression, Revisions,
-                            RunTables)
+from ..capabilities import (Calibration, Categories, Drawings, Kernels, OwnVerdict,
+                            Progression, Revisions, RunTables)
 from ..errors import Interrupted, RunInterrupted
 from ..generator import Daily, Generator, SweepField, Tune
 from ..reports.drill import Drill
 from ..reports.intent import Intent
 from ..space import Dim, Space
 
-__all__ = ["Calibration", "Cost", "Daily", "Dim", "Drill", "Generator", "Intent", "Interrupted",
+__all__ = ["Calibration", "Categories", "Cost", "Daily", "Dim", "Drawings", "Drill", "Generator", "Intent", "Interrupted",
            "Kernels", "Line", "Move", "OwnVerdict", "Progression", "Revisions", "RunInterrupted",
            "RunTables", "Space", "SweepField", "Tune", "records_model"]

@@ -307,7 +307,7 @@ def _finish(gen, catalog, plans, got, tmp: Path, run_dir: Path, manifest: dict, 
             "metric_version": gen.metric_version, "hard_lines_hold": exit_code == EXIT_OK,
             "results": results, "failure_cases": failures.to_dicts()}))
 
-    made = ex.exhibits(gen, [(by_key[k], i) for k, i in gen.exhibits(rows, results)
+    made = ex.exhibits(gen, [(by_key[k], i) for k, i in capabilities.exhibits(gen, rows, results)
                              if k in by_key], meanwhile=meanwhile)
     ex.close_soon()
     drawings = {k: drawing for k, (drawing, _) in made.items()}

@@ -191,6 +191,8 @@ def _shipped(gen, doc: dict, base: runs.Run, after: runs.Run, root_now, root_aft
     commands, with their table roots, that write the same play pages again."""
     import shlex
 
+    if not isinstance(gen, capabilities.Drawings):  # a board it cannot draw: nothing to show
+        return
     later = {capabilities.lineage(gen, k): k for k in after.rows}
     catalogs = {}
     for r in doc["rows"]:

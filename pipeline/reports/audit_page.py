@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.lines import Line, advisory_warnings, hard_failures
-from ..capabilities import OwnVerdict, first_screen, verdict_notes
+from ..capabilities import OwnVerdict, first_screen, rows_ordered, verdict_notes
 from ..hints import RunHints
 from . import drill, render, todo
 from .document import (
@@ -290,7 +290,7 @@ def line_charts(doc: AuditDoc) -> Section:
             xticks=labels,
             ylim=(lo - pad_lo, hi + pad), shades=shades,
             width=max(560, min(1200, 20 * len(xs))),
-            series=[Series(ln.what, obs, "#1f3f77", width=1.2, joined=doc.gen.rows_ordered),
+            series=[Series(ln.what, obs, "#1f3f77", width=1.2, joined=rows_ordered(doc.gen)),
                     Series(f"threshold: {ln.requirement}", [ln.threshold] * len(xs),
                            "#d62728", dash="6 3", marker="none")],
             marks=[Marks(f"fails {ln.name}", [i for i, _ in failing],

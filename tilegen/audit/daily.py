@@ -21,7 +21,8 @@ import polars as pl
 
 from boardcore.dates import parse_date
 from boardcore.errors import InputError
-from pipeline.api.contract import Daily, Drill, Generator, Kernels, Line, OwnVerdict
+from pipeline.api.contract import (Categories, Daily, Drawings, Drill, Generator, Kernels,
+                                   Line, OwnVerdict)
 from pipeline.api.pages import exact, num
 from pipeline.api.stats import percentiles
 
@@ -120,7 +121,7 @@ DRILL = Drill(
 )
 
 
-class TilegenDaily(Generator, Daily, OwnVerdict, Kernels):
+class TilegenDaily(Generator, Daily, OwnVerdict, Kernels, Drawings, Categories):
     """tilegen's daily boards behind the generator interface (the ``Daily`` capability of
     ``tilegen``, and a generator of its own: ``--generator tilegen-daily``)."""
 
@@ -139,7 +140,6 @@ class TilegenDaily(Generator, Daily, OwnVerdict, Kernels):
     drill = DRILL
     default_root = str(DEFAULT_ROOT)
     jargon = tuple((w, w) for w in ("band", "gate", "revision"))
-    rows_ordered = False  # a row is a city: the charts across rows draw points
 
     def daily(self) -> Generator:
         return self

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipeline.api.contract import (Calibration, Daily, Generator, Kernels, Progression,
+from pipeline.api.contract import (Calibration, Daily, Drawings, Generator, Kernels, Progression,
                                    Revisions, SweepField, Tune)
 from pipeline.api.stats import binomial_se, percentiles, quantile_bounds
 
@@ -74,7 +74,7 @@ def _sample_mean(col: str) -> list[pl.Expr]:
             (1.96 * c.std() / c.count().cast(pl.Float64).sqrt()).alias(f"{col}_hw")]
 
 
-class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, Kernels):
+class TilegenAudit(Generator, Tune, Daily, Calibration, Progression, Revisions, Kernels, Drawings):
     """The audit side of tilegen: the core, sweep, tune and the daily boards (``daily``)."""
 
     name = "tilegen"
