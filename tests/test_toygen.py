@@ -208,3 +208,44 @@ def test_the_report_boards_are_drawn_in_a_few_tasks_in_order(cluster):
     assert ex.missing == f"2 of {len(wanted)} board drawing(s) failed"
     tasks = [t["key"] for t in stream.data if str(t["key"]).startswith("exhibits-")]
     assert 1 < len(tasks) <= EXHIBIT_TASKS_PER_WORKER * 2  # the cluster has two workers
+
+
+def test_a_third_game_installed_as_a_package_touches_no_source(tmp_path, cluster, monkeypatch):
+    """The toy, installed as a distribution of its own (a package and its ``dist-info``
+    with entry points, on the path as site-packages would be): ``--generator toy`` finds it
+    by name, its own command joins ``minegen``'s, and its audit runs on the same engine. No
+    file of this repository names it (its code is the tests' toy, re-exported)."""
+    site = tmp_path / "site"
+    (site / "toygame").mkdir(parents=True)
+    (site / "toygame" / "__init__.py").write_text(
+        '"""A third game: the tests\' toy as a package of its own."""\n'
+        "from toygen import GENERATOR\n\n\n"
+        "def add_hello(sub, command):\n"
+        '    p = sub.add_parser("toy-hello", help="the toy game says hello")\n'
+        '    p.set_defaults(func=command(lambda args: print("toy says hello") or 0))\n',
+        encoding="utf-8")
+    info = site / "toygame-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toygame\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[minegen.generators]\ntoy = toygame:GENERATOR\n\n"
+        "[minegen.commands]\ntoy-hello = toygame:add_hello\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert load_generator("toy").name == "toygen"
+    p = cli("--help")
+    assert p.returncode == 0 and "toy-hello" in p.stdout
+    p = cli("toy-hello")
+    assert (p.returncode, p.stdout.strip()) == (0, "toy says hello"), p.stderr
+    out = tmp_path / "reports"
+    p = cli("audit", "--generator", "toy", "--tables", tables(tmp_path / "t"), "--n", "50",
+            "--scheduler", cluster, "--out", str(out))
+    assert p.returncode == 1 and "H failed on" in p.stdout, p.stderr
+    run = next((out / "toygen" / "metric_v1").glob("2*"))
+    agg = pl.read_parquet(run / "aggregates.parquet").sort("name", "size")
+    assert agg["hit_share"].to_list() == [by_hand(n, s, q, 50) for n, s, q in sorted(ROWS)]
+    repo = HERE.parent
+    naming = [str(f.relative_to(repo)) for top in ("boardcore", "minegen", "pipeline",
+                                                   "tilegen", "tests")
+              for f in (repo / top).rglob("*.py") if "toygame" in f.read_text("utf-8")]
+    assert naming == ["tests/test_toygen.py"]
+    assert "toygame" not in (repo / "pyproject.toml").read_text("utf-8")
