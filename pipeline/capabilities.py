@@ -174,6 +174,15 @@ def calibration(gen: Any) -> dict | None:
     return gen.calibration if isinstance(gen, Calibration) else None
 
 
+def manifest_facts(gen: Any) -> dict:
+    """What a run's manifest records of its capabilities: the calibration the report's
+    predictions were made from."""
+    made_with = calibration(gen)
+    return {"calibration": {k: made_with[k] for k in (
+        "file", "sha256", "synthetic", "figure", "informative", "held_out_mae")}
+            } if made_with else {}
+
+
 def progression_page(gen: Any, baseline: Path, proposed: Path, tune_id: str) -> str | None:
     """None: the generator has no progression page."""
     if not isinstance(gen, Progression):

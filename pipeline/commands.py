@@ -13,6 +13,7 @@ import sys
 
 from boardcore import domains as dom
 
+from . import audit_options
 from .errors import EXIT_ASSERTION_FAILED, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED
 from .options import DEFAULT_N, DEFAULT_OUT, SPOT_BOARDS, VERIFY_MODES
 
@@ -135,14 +136,7 @@ def add_audit(sub, command) -> None:
     a.add_argument("--n", type=dom.N_BOARDS, default=None, help=f"boards per row (default {DEFAULT_N})")
     a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4 (a subset "
                    "run never becomes LATEST)")
-    a.add_argument("--daily", default=None, metavar="FROM:DAYS",
-                   help="audit the daily boards of DAYS dates from FROM (YYYY-MM-DD, UTC), "
-                        "one row per part of the game that has a daily (--rows names them), "
-                        "e.g. 2026-01-01:365; a generator with dailies only (tilegen)")
-    a.add_argument("--calibration", default=None, metavar="FILE",
-                   help="the players' calibration (the reconcile.json of `minegen "
-                        "reconcile`): the report predicts what players pass per row "
-                        "(a generator with a calibration only: tilegen)")
+    audit_options.add_arguments(a)  # what capabilities bring (--daily, --calibration)
     a.add_argument("--profile", default=None, metavar="PROFILE",
                    help="[audit] options from a profile: a path, or NAME for "
                         "configs/NAME.toml (smoke, nightly, slurm)")

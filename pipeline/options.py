@@ -16,11 +16,11 @@ from pathlib import Path
 
 from boardcore import assets, files
 from boardcore import domains as dom
-from boardcore.dates import DATE, parse_date
 from boardcore.errors import InputError
 from boardcore.output import usable_folder
 from boardcore.tables import BOM, BOM_RULE
 
+from . import audit_options
 from .engine.session import ClusterSpec
 from .slurm import PATH_WORD, check_slurm
 
@@ -34,7 +34,7 @@ CONFIGS = assets.path("configs")  # the project's own profiles (shipped)
 KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {
     "generator": str, "tables": str, "n": int, "rows": (str, list), "scheduler": str,
     "workers": int, "seeds_per_task": int, "out": str, "slurm": str,
-    "worker_timeout": (int, float), "daily": str, "calibration": str}
+    "worker_timeout": (int, float)}  # + a registered option's key (audit_options): str
 _SCHEDULER = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?([^/\s:]+|\[[0-9a-fA-F:]+\]):(\d+)$")
 
 
@@ -52,9 +52,12 @@ class AuditOptions:
     profile: str | None = None
     resume: str | None = None  # run id or .partial-* folder of an interrupted run
     worker_timeout: float | None = None  # None: the session's default for the cluster kind
-    daily: str | None = None  # FROM:DAYS: the generator's daily boards of a date range
-    calibration: str | None = None  # the players' calibration file the report predicts from
+    extras: tuple[tuple[str, str], ...] = ()  # (key, value) of registered options given
     verify: str = "spot"  # with resume: how reused shards are checked (VERIFY_MODES)
+
+    def extra(self, key: str) -> str | None:
+        """The value of the registered option ``key`` (``audit_options``), None: not given."""
+        return dict(self.extras).get(key)
 
     def cluster(self, scratch: str | None = None) -> ClusterSpec:
         timeout = self.worker_timeout
@@ -77,21 +80,6 @@ def parse_rows(text: str | list | None) -> tuple[str, ...]:
         raise InputError(f"--rows {text!r}: an empty row; give rows like 1:0,2:4 (or leave "
                            "--rows out for every row)")
     return rows
-
-
-def parse_daily(text: str) -> tuple[str, int]:
-    """``--daily FROM:DAYS`` (``2026-01-01:365``) -> (FROM, DAYS): FROM a calendar date
-    written YYYY-MM-DD (UTC), DAYS >= 1, the range ending by 9999-12-31."""
-    import datetime as dt
-
-    first, sep, days = str(text).strip().partition(":")
-    if not sep or not DATE.fullmatch(first) or not days.isdigit() or int(days) < 1:
-        raise InputError(f"--daily {text!r}: expected FROM:DAYS with FROM a date written "
-                         "YYYY-MM-DD and DAYS >= 1, e.g. 2026-01-01:365")
-    start = parse_date(first, f"--daily {text}:")
-    if start.toordinal() + int(days) - 1 > dt.date.max.toordinal():
-        raise InputError(f"--daily {text}: the range runs past {dt.date.max}")
-    return first, int(days)
 
 
 def scheduler_address(text: str) -> str:
@@ -161,10 +149,11 @@ def from_profile(name: str) -> AuditOptions:
     audit = doc.get("audit", {})
     if not isinstance(audit, dict):
         raise InputError(f"--profile {path}: [audit] must be a table")
-    problems = [f"unknown key {k!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
-                for k in sorted(set(audit) - set(KNOWN_KEYS))]
+    known = {**KNOWN_KEYS, **{o.key: str for o in audit_options.registered()}}
+    problems = [f"unknown key {k!r} (known: {', '.join(sorted(known))})"
+                for k in sorted(set(audit) - set(known))]
     for key, value in audit.items():
-        want = KNOWN_KEYS.get(key)
+        want = known.get(key)
         if want is not None and (not isinstance(value, want) or isinstance(value, bool)):
             names = " or ".join(t.__name__ for t in (want if isinstance(want, tuple)
                                                      else (want,)))
@@ -177,6 +166,9 @@ def from_profile(name: str) -> AuditOptions:
             value = parse_rows(value)
         elif key == "slurm":
             value = slurm_options(value)
+        elif key not in KNOWN_KEYS:  # a registered option's
+            opts = replace(opts, extras=(*opts.extras, (key, value)))
+            continue
         opts = replace(opts, **{key: value})
     if isinstance(doc.get("slurm"), dict) and not opts.slurm and not opts.scheduler:
         check_slurm(doc["slurm"], f"--profile {path} [slurm]")
@@ -191,10 +183,9 @@ def merge(args) -> AuditOptions:
     interrupted run; only where it runs (cluster flags), --generator and --out may be given.
     """
     if getattr(args, "resume", None):
-        clash = [f"--{k.replace('_', '-')}" for k in ("tables", "n", "rows", "profile",
-                                                       "seeds_per_task", "daily",
-                                                       "calibration")
-                 if getattr(args, k, None) is not None]
+        clash = [f"--{k.replace('_', '-')}" for k in (
+            "tables", "n", "rows", "profile", "seeds_per_task",
+            *(o.key for o in audit_options.registered())) if getattr(args, k, None) is not None]
         if clash:
             raise InputError(f"--resume takes the run's own options; drop {', '.join(clash)}")
     opts = from_profile(args.profile) if args.profile else AuditOptions()
@@ -205,13 +196,16 @@ def merge(args) -> AuditOptions:
         "scheduler": args.scheduler, "workers": args.workers,
         "seeds_per_task": args.seeds_per_task, "out": args.out,
         "worker_timeout": getattr(args, "worker_timeout", None),
-        "daily": getattr(args, "daily", None),
-        "calibration": getattr(args, "calibration", None),
         "verify": getattr(args, "verify", None),
     }
-    if flags["daily"] is not None and args.n is not None:
-        raise InputError("--daily FROM:DAYS sets the boards per row (one a day); drop --n")
+    given = audit_options.given(args)
+    for o in audit_options.registered():
+        if o.sets_n and o.key in given and args.n is not None:
+            raise InputError(f"--{o.name} {o.metavar} sets the boards per row; drop --n")
     opts = replace(opts, **{k: v for k, v in flags.items() if v is not None})
+    if given:  # the command line's win over the profile's
+        opts = replace(opts, extras=(*((k, v) for k, v in opts.extras if k not in given),
+                                     *given.items()))
     if args.rows is not None:
         opts = replace(opts, rows=parse_rows(args.rows))
     if args.slurm:
@@ -243,9 +237,10 @@ def check(opts: AuditOptions) -> None:
     chosen = [x for x in (opts.scheduler, opts.slurm) if x]
     if len(chosen) > 1:
         problems.append("give at most one of --scheduler and --slurm")
-    if opts.daily is not None:
+    by_key = {o.key: o for o in audit_options.registered()}
+    for key, value in opts.extras:
         try:
-            parse_daily(opts.daily)
+            by_key[key].check(value)
         except InputError as e:
             problems.append(str(e))
     logs = str(Path(opts.out) / "slurm-logs")

@@ -61,6 +61,20 @@ def test_the_contract_reads_on_one_screen():
     assert "rows_ordered" not in dir(Generator)
 
 
+def test_the_generic_audit_names_no_capabilitys_option():
+    """--daily and --calibration come through the entry points (``audit_options``): the
+    audit job, its options and its command name neither; both are registered."""
+    from pipeline import audit_options
+
+    opts = {o.name: o for o in audit_options.registered()}
+    assert {"daily", "calibration"} <= set(opts) and opts["calibration"].kept
+    for path in ("pipeline/jobs/audit.py", "pipeline/options.py", "pipeline/commands.py"):
+        text = (HERE.parent / path).read_text(encoding="utf-8")
+        for name in opts:
+            assert f"opts.{name}" not in text and f'"{name}"' not in text, (path, name)
+            assert f"--{name}" not in text.replace("(--daily, --calibration)", ""), (path, name)
+
+
 def test_the_games_declare_sweep_and_tune_and_the_core_only_toy_neither(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
     for ref in ("minegen", "tilegen", "toygen:GENERATOR"):

@@ -4,6 +4,7 @@ the same engine, store, analysis and report code as minegen, through the command
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import os
@@ -213,13 +214,22 @@ def test_the_report_boards_are_drawn_in_a_few_tasks_in_order(cluster):
 def test_a_third_game_installed_as_a_package_touches_no_source(tmp_path, cluster, monkeypatch):
     """The toy, installed as a distribution of its own (a package and its ``dist-info``
     with entry points, on the path as site-packages would be): ``--generator toy`` finds it
-    by name, its own command joins ``minegen``'s, and its audit runs on the same engine. No
-    file of this repository names it (its code is the tests' toy, re-exported)."""
+    by name, its own command joins ``minegen``'s, its own audit option (``--only-name``)
+    joins ``audit``'s, and its audit runs on the same engine. No file of this repository
+    names it (its code is the tests' toy, re-exported)."""
+    from pipeline import audit_options
+
     site = tmp_path / "site"
     (site / "toygame").mkdir(parents=True)
     (site / "toygame" / "__init__.py").write_text(
         '"""A third game: the tests\' toy as a package of its own."""\n'
+        "from pipeline.api.contract import AuditOption\n"
         "from toygen import GENERATOR\n\n\n"
+        "class OnlyName(AuditOption):\n"
+        "    def rows(self, gen, value, catalog, rows, n):\n"
+        "        return tuple(gen.key(p) for p in gen.plans(catalog, [])\n"
+        "                     if gen.key(p)[0] == value), n\n\n\n"
+        'ONLY = OnlyName("only-name", "NAME", help="audit the rows of this name only")\n\n\n'
         "def add_hello(sub, command):\n"
         '    p = sub.add_parser("toy-hello", help="the toy game says hello")\n'
         '    p.set_defaults(func=command(lambda args: print("toy says hello") or 0))\n',
@@ -229,20 +239,26 @@ def test_a_third_game_installed_as_a_package_touches_no_source(tmp_path, cluster
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toygame\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         "[minegen.generators]\ntoy = toygame:GENERATOR\n\n"
-        "[minegen.commands]\ntoy-hello = toygame:add_hello\n")
+        "[minegen.commands]\ntoy-hello = toygame:add_hello\n\n"
+        "[minegen.audit_options]\nonly-name = toygame:ONLY\n")
     monkeypatch.syspath_prepend(str(site))
+    audit_options.registered.cache_clear()  # found again with the package on the path,
+    monkeypatch.setattr(audit_options, "registered",  # and forgotten after the test
+                        functools.cache(audit_options.registered.__wrapped__))
     assert load_generator("toy").name == "toygen"
     p = cli("--help")
     assert p.returncode == 0 and "toy-hello" in p.stdout
     p = cli("toy-hello")
     assert (p.returncode, p.stdout.strip()) == (0, "toy says hello"), p.stderr
     out = tmp_path / "reports"
+    assert "--only-name NAME" in cli("audit", "--help").stdout
     p = cli("audit", "--generator", "toy", "--tables", tables(tmp_path / "t"), "--n", "50",
-            "--scheduler", cluster, "--out", str(out))
-    assert p.returncode == 1 and "H failed on" in p.stdout, p.stderr
+            "--only-name", "alpha", "--scheduler", cluster, "--out", str(out))
+    alpha = [by_hand(n, s, q, 50) for n, s, q in sorted(ROWS) if n == "alpha"]
+    assert p.returncode == (1 if min(alpha) < 0.5 else 0), p.stderr  # line H: share >= 0.5
     run = next((out / "toygen" / "metric_v1").glob("2*"))
     agg = pl.read_parquet(run / "aggregates.parquet").sort("name", "size")
-    assert agg["hit_share"].to_list() == [by_hand(n, s, q, 50) for n, s, q in sorted(ROWS)]
+    assert agg["hit_share"].to_list() == alpha
     repo = HERE.parent
     naming = [str(f.relative_to(repo)) for top in ("boardcore", "minegen", "pipeline",
                                                    "tilegen", "tests")

@@ -2,6 +2,7 @@
 lines, drill-down and costs."""
 
 from ..analysis.cost import Cost
+from ..audit_options import AuditOption
 from ..analysis.lines import Line, Move
 from ..analysis.records import model as records_model
 from ..capabilities import (Calibration, Categories, Drawings, Kernels, OwnVerdict,
@@ -12,6 +13,6 @@ from ..reports.drill import Drill
 from ..reports.intent import Intent
 from ..space import Dim, Space
 
-__all__ = ["Calibration", "Categories", "Cost", "Daily", "Dim", "Drawings", "Drill", "Generator", "Intent", "Interrupted",
+__all__ = ["AuditOption", "Calibration", "Categories", "Cost", "Daily", "Dim", "Drawings", "Drill", "Generator", "Intent", "Interrupted",
            "Kernels", "Line", "Move", "OwnVerdict", "Progression", "Revisions", "RunInterrupted",
            "RunTables", "Space", "SweepField", "Tune", "records_model"]

@@ -32,10 +32,10 @@ from ..errors import (
     EXIT_ASSERTION_FAILED, EXIT_OK, Interrupted, OutputError, RunError, RunInterrupted,
     describe_os_error,
 )
-from .. import capabilities, hints
+from .. import audit_options, capabilities, hints
 from . import history, latest_tune
-from ..generator import Tune, load_generator, require
-from ..options import DEFAULT_OUT, AuditOptions, parse_daily, usable_out
+from ..generator import Tune, load_generator
+from ..options import DEFAULT_OUT, AuditOptions, usable_out
 from ..reports import audit_page, docsite
 from ..reports.audit_page import AuditDoc
 from ..store import atomic, runs
@@ -105,12 +105,14 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     link the tune's output folder's)."""
     t_start = time.perf_counter()
     gen = gen or load_generator(opts.generator)
-    full = not opts.rows  # every row of the table (or, with --daily, every daily)
-    if opts.daily:  # the daily boards: a generator of their own (``Daily``)
-        require(gen, "daily")
-        gen = gen.daily()
+    full = not opts.rows  # every row of the table (or every row an option sets)
+    swapped = gen
+    for o in audit_options.registered():  # before a resume: the generator its run is of
+        if opts.extra(o.key) is not None and not o.kept:
+            swapped = o.generator(swapped, opts.extra(o.key))
     # how to load the generator again (resume, diff, hints)
-    ref = gen.name if opts.daily else opts.generator or gen.name
+    ref = (opts.generator or gen.name) if swapped is gen else swapped.name
+    gen = swapped
     vdir = runs.version_dir(opts.out, gen.report_subdir, gen.metric_version)
     store, facts = None, {}
     if opts.resume:
@@ -124,12 +126,19 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
         opts = replace(opts, tables=facts["tables"], n=facts["n"],
                        rows=tuple(tuple(r) for r in facts["rows"]),
                        seeds_per_task=facts["seeds_per_task"],
-                       calibration=facts.get("calibration"))
-    if opts.calibration:  # read before anything is written (a bad file: exit 2)
-        gen = capabilities.calibrated(gen, opts.calibration)
+                       extras=_kept(facts))
+    for o in audit_options.registered():  # kept ones (a resume's own): before any write
+        if opts.extra(o.key) is not None and o.kept:
+            gen = o.generator(gen, opts.extra(o.key))
     with ahead(gen, opts.cluster()):  # the workers' template imports while the tables load
         return _audit(gen, opts, full, ref, vdir, store, facts, progress, index, site,
                       t_start)
+
+
+def _kept(facts: dict) -> tuple[tuple[str, str], ...]:
+    """The kept registered options of an interrupted run (its run.json) for its resume."""
+    return tuple((o.key, facts[o.key]) for o in audit_options.registered()
+                 if o.kept and facts.get(o.key) is not None)
 
 
 def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
@@ -139,11 +148,10 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
     catalog = gen.load(opts.tables)
     for w in getattr(catalog, "warnings", ()):  # as `validate` prints them: a misspelled
         announce(w.format())                   # file name must not pass unseen at night
-    if opts.daily:
-        first, days = parse_daily(opts.daily)
-        if days > gen.max_boards:
-            raise InputError(f"--daily {opts.daily}: at most {gen.max_boards} days a run")
-        opts = replace(opts, rows=tuple(gen.daily_keys(catalog, first, opts.rows)), n=days)
+    for o in audit_options.registered():
+        if opts.extra(o.key) is not None:
+            rows, n = o.rows(gen, opts.extra(o.key), catalog, opts.rows, opts.n)
+            opts = replace(opts, rows=rows, n=n)
     check_n(gen, opts.n)
     plans = gen.plans(catalog, keys_of(gen, opts.rows))
     keys = [gen.key(p) for p in plans]
@@ -156,7 +164,7 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
             "tables": str(catalog.root),
             "table_hash": catalog.content_hash, "n": opts.n, "rows": [list(k) for k in keys],
             "full_table": full, "seeds_per_task": opts.seeds_per_task,
-            "calibration": opts.calibration,
+            **{o.key: opts.extra(o.key) for o in audit_options.registered() if o.kept},
             "snapshots": [e["snapshot"] for e in expects],
             "created_utc": created.isoformat(timespec="seconds")})
     else:
@@ -173,10 +181,7 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
     manifest["generator_ref"] = ref
     manifest["out"] = str(opts.out)  # where the run was written (the report's hints name it)
     manifest["full_table"] = full
-    made_with = capabilities.calibration(gen)
-    if made_with:  # what the report's predictions were made from
-        manifest["calibration"] = {k: made_with[k] for k in (
-            "file", "sha256", "synthetic", "figure", "informative", "held_out_mae")}
+    manifest.update(capabilities.manifest_facts(gen))
     if opts.resume:
         manifest["resumed_from"] = run_id
     # LATEST names the newest complete full-table audit of its table root; a subset, the
