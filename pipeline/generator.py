@@ -38,11 +38,8 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
-from .analysis.cost import Cost
 from .capabilities import first_index
-from .analysis.lines import Line
-from .reports.drill import Drill
-from .reports.intent import Intent
+from .declarations import Cost, Drill, Intent, Line
 
 ENTRY_POINT_GROUP = "minegen.generators"
 DEFAULT_GENERATOR = "minegen"

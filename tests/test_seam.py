@@ -4,6 +4,8 @@ needs a capability the generator does not declare."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -59,6 +61,16 @@ def test_the_contract_reads_on_one_screen():
     assert {"exhibits", "exhibit", "play_page", "first_index"} <= hooks
     assert not hooks & set(dir(Generator)), hooks & set(dir(Generator))
     assert "rows_ordered" not in dir(Generator)
+
+
+def test_the_contract_depends_on_nothing_in_analysis_or_reports():
+    """Importing the contract (in a fresh process) loads no module of ``pipeline.analysis``
+    or ``pipeline.reports``: what a generator declares with lives in ``declarations``."""
+    code = ("import sys, pipeline.generator; print(sorted(m for m in sys.modules if "
+            "m.startswith(('pipeline.analysis', 'pipeline.reports'))))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=HERE.parent, timeout=60)
+    assert (p.returncode, p.stdout.strip()) == (0, "[]"), p.stderr
 
 
 def test_the_generic_audit_names_no_capabilitys_option():

@@ -24,22 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..declarations import Cost  # noqa: F401 (re-exported)
 from .aggregate import read
 from .margin import binomial_se, wilson
-
-
-@dataclass(frozen=True)
-class Cost:
-    label: str  # the figure as the pages name it, e.g. "fog cells per board"
-    value: Callable[[dict], float | None]  # from a per-row aggregate row
-    unit: float = 1.0  # the change that counts as a whole figure when the row's value is ~0
-    intent: Callable[[dict], float | None] | None = None  # what the table asks, same unit
-    keep: float | None = None  # flag a candidate delivering < keep * intent
-    feature: str = ""  # what a flagged candidate removes, in words ("the fog")
-    digits: int = 2  # decimals on the pages
-    # the figure's standard error on a per-row aggregate row (None: unknown), so a change
-    # within noise is said to be one (issue 30 item 2); see ``se_mean`` etc.
-    se: Callable[[dict], float | None] | None = None
 
 
 def se_mean(mean: str, sd: str) -> Callable[[dict], float]:

@@ -11,79 +11,14 @@ checks only the schema of a LazyFrame) with ``lazy=True``, so every failure is c
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
+from ..declarations import NEGATE, OPS, Line, Move, fmt_threshold  # noqa: F401 (re-exported)
 from .margin import share_interval, within_noise
-
-OPS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
-       "<": operator.lt}
-NEGATE = {"==": "!=", ">=": "<", "<=": ">", ">": "<=", "<": ">="}
-
-
-@dataclass(frozen=True)
-class Move:
-    """A table field that moves a line, which way helps, and why (the drill-down's table;
-    a generator's tune reads the same moves in order)."""
-
-    field: str  # the sweep / tune knob
-    way: str  # "lower" | "higher" (or a few words: "one class lower")
-    why: str
-    shown: str = ""  # the knob as the table file names it, when it is no key of its own
-
-
-@dataclass(frozen=True)
-class Line:
-    name: str  # short code shown in reports ("A", "B'", ...)
-    column: str  # observed column of the per-row frame (null: does not apply)
-    op: str  # one of OPS
-    threshold: float
-    hard: bool  # hard: a failure fails the run; advisory: a warning only
-    meaning: str  # what the observed value is, in words
-    quantity: str = ""  # short name of the observed value in sentences (default: column)
-    applies: str = "every row"  # which rows the line applies to, in words
-    # Why the line fails on a row, in words and numbers: explain(row, line) -> a sentence
-    # (the report's drill-down; thresholds read from ``line``, never written again).
-    explain: Callable[[dict, "Line"], str] | None = None
-    moves: tuple[Move, ...] = ()  # the table fields that move the line, in tuning order
-    # a share line: the per-row column counting its trials (boards); the results then
-    # carry the share's 95 % Wilson interval and whether the verdict is within noise
-    trials: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.op not in OPS:
-            raise ValueError(f"line {self.name}: operator {self.op!r} not in {sorted(OPS)}")
-
-    @property
-    def message(self) -> str:
-        """How Pandera names this line's check in its failure cases and warnings."""
-        return f"line {self.name} ({self.meaning}) requires {self.requirement}"
-
-    @property
-    def what(self) -> str:
-        return self.quantity or self.column
-
-    @property
-    def requirement(self) -> str:
-        """``boards below target == 0``: the line as one readable condition."""
-        return f"{self.what} {self.op} {fmt_threshold(self.threshold)}"
-
-    def holds(self, value) -> bool:
-        return bool(OPS[self.op](value, self.threshold))
-
-    def expr(self) -> pl.Expr:
-        """True where the line holds or does not apply (null)."""
-        c = pl.col(self.column)
-        return c.is_null() | OPS[self.op](c, self.threshold)
-
-
-def fmt_threshold(v) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
 
 # Pandera is imported where the lines are judged, not with the module: generators declare
 # their lines here, and their workers never judge them (a tenth of a second of a start).

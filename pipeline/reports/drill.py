@@ -11,28 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..declarations import Drill  # noqa: F401 (re-exported)
 from ..analysis.margin import share_interval, within_noise
 from . import tuned
 from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num
-
-
-@dataclass(frozen=True)
-class Drill:
-    """A generator's part of the drill-down (every field has a default: none of it)."""
-
-    near_misses: int = 0  # passing rows closest to a hard line's threshold, drilled too
-    limit: int = 40  # rows drilled at the most (a report stays readable)
-    drawn_rows: int = 40  # drilled rows whose boards are drawn (the rest: commands only)
-    # row -> [(board index, what it is)]: the boards drawn for a drilled row
-    boards: Callable[[dict], list[tuple[int, str]]] | None = None
-    # (row key, board index) -> argv of the command that draws that board
-    generate: Callable[[tuple, int], tuple] | None = None
-    picture: Callable[[Any], str] = str  # a drawing (``Generator.exhibit``) as page markup
-    # (row, line) -> (field, START:STOP:STEP) of the sweep to try first, or None
-    sweep: Callable[[dict, Any], tuple[str, str] | None] | None = None
-    field_words: tuple[tuple[str, str], ...] = ()  # (sweep field, what its values mean)
-    intro: str = ("Per row: why it fails (or nearly fails), which table fields move that "
-                  "line and which way, a sweep to find the value, and its boards.")
 
 
 def _key(gen, r: dict) -> tuple:

@@ -16,26 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..analysis.aggregate import read
+from ..declarations import Intent  # noqa: F401 (re-exported)
 from .document import Bullets, Cell, Para, Section, Table, agreeing, mark, num
-
-
-@dataclass(frozen=True)
-class Intent:
-    label: str  # "mines per board"
-    asked: Callable[[dict], float | None]  # from the row's table values
-    got: Callable[[dict], float | None]  # from the row's aggregates
-    off: Callable[[float, float, dict], bool]  # (asked, delivered, row) -> a gap that matters
-    gap: str  # what a marked gap is, e.g. "deliver under 75 % of the mines they plan"
-    why: str = ""  # what causes it, e.g. "the remove-only mine rule (mine drift)"
-    digits: int = 1
-    asked_text: Callable[[dict], str] | None = None  # the ask in words, when not one number
-    got_text: Callable[[dict], str] | None = None  # the delivered figure in words (a %, ±)
-    # the whole cell, for a figure with no ask (the dominant reject reason and its share):
-    # ``off`` is then called with asked None
-    cell: Callable[[dict], str] | None = None
-    # the hard lines the gap is evidence for: on a row failing one of them, a gap is marked
-    # as the failure it is (the fail colour), elsewhere as advisory
-    lines: tuple[str, ...] = ()
 
 
 def section(doc) -> Section | None:
