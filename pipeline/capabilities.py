@@ -214,3 +214,16 @@ def summary_details(gen: Any, rows: Any) -> list[str]:
 
 def run_tables(gen: Any, rows: Any, catalog: Any) -> dict[str, Any]:
     return gen.run_tables(rows, catalog) if isinstance(gen, RunTables) else {}
+
+
+def board_span(gen: Any, n: int, start: int | None = None) -> tuple[int, int]:
+    """(first, count): a row of N = ``n`` runs boards [first, first + count) = [first_index,
+    n), or [start, n) when ``start`` is given (tune's fresh boards past the audit's: issue
+    40). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
+    if start is not None:
+        return start, n - start
+    first = first_index(gen)
+    if not isinstance(first, int) or isinstance(first, bool) or first > 0:
+        raise TypeError(f"generator {gen.name!r}: first_index must be an int <= 0, "
+                        f"got {first!r}")
+    return first, n - first

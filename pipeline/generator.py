@@ -38,11 +38,11 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
-from .capabilities import first_index
+from .capabilities import board_span  # noqa: F401 (re-exported)
 from .declarations import Cost, Drill, Intent, Line
+from .defaults import DEFAULT_GENERATOR
 
 ENTRY_POINT_GROUP = "minegen.generators"
-DEFAULT_GENERATOR = "minegen"
 
 
 class Generator(ABC):
@@ -268,19 +268,6 @@ def require(gen: Generator, job: str) -> None:
         raise InputError(f"--generator {gen.name} cannot {JOB_WORDS.get(job, job)}: it "
                          "declares no "
                          f"{CAPABILITIES[job].__name__} capability")
-
-
-def board_span(gen: Generator, n: int, start: int | None = None) -> tuple[int, int]:
-    """(first, count): a row of N = ``n`` runs boards [first, first + count) = [first_index,
-    n), or [start, n) when ``start`` is given (tune's fresh boards past the audit's: issue
-    40). Raises TypeError on a first_index that is not an int <= 0 (a generator defect)."""
-    if start is not None:
-        return start, n - start
-    first = first_index(gen)
-    if not isinstance(first, int) or isinstance(first, bool) or first > 0:
-        raise TypeError(f"generator {gen.name!r}: first_index must be an int <= 0, "
-                        f"got {first!r}")
-    return first, n - first
 
 
 def load_generator(name: str | None = None) -> Generator:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 
-from .generator import DEFAULT_GENERATOR
-from .options import DEFAULT_OUT
+from .defaults import DEFAULT_GENERATOR, DEFAULT_OUT
 
 PROG = "minegen"  # the command line the audit's commands belong to
 

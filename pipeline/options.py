@@ -21,6 +21,7 @@ from boardcore.output import usable_folder
 from boardcore.tables import BOM, BOM_RULE
 
 from . import audit_options
+from .defaults import DEFAULT_OUT
 from .engine.session import ClusterSpec
 from .slurm import PATH_WORD, check_slurm
 
@@ -28,7 +29,6 @@ DEFAULT_N = 256
 # --verify (with --resume): how the boards of each reused shard are checked (engine.spot)
 VERIFY_MODES = ("spot", "full")
 SPOT_BOARDS = 3  # boards of each reused shard that the default check makes again
-DEFAULT_OUT = "reports"
 CONFIGS = assets.path("configs")  # the project's own profiles (shipped)
 # [audit] keys of a profile and the type each must have
 KNOWN_KEYS: dict[str, type | tuple[type, ...]] = {

@@ -73,6 +73,18 @@ def test_the_contract_depends_on_nothing_in_analysis_or_reports():
     assert (p.returncode, p.stdout.strip()) == (0, "[]"), p.stderr
 
 
+def test_the_store_and_the_printed_commands_import_nothing_above_them():
+    """``hints``, ``store/`` and the capabilities read the contract's defaults and a row's
+    board span from leaves (``defaults``, ``capabilities``), not from the contract or the
+    options (three imports ran back up)."""
+    import re
+
+    files = [HERE.parent / "pipeline" / "hints.py", HERE.parent / "pipeline" / "capabilities.py",
+             *(HERE.parent / "pipeline" / "store").glob("*.py")]
+    up = re.compile(r"^from \.\.?(generator|options|jobs|commands)\b", re.M)
+    assert [f.name for f in files if up.search(f.read_text(encoding="utf-8"))] == []
+
+
 def test_the_generic_audit_names_no_capabilitys_option():
     """--daily and --calibration come through the entry points (``audit_options``): the
     audit job, its options and its command name neither; both are registered."""

@@ -23,7 +23,7 @@ from boardcore.errors import DefectError
 
 from ..analysis.records import RecordsError
 from ..errors import OutputError, RunError, describe_os_error
-from ..generator import board_span
+from ..capabilities import board_span
 from . import interrupts, split
 from .split import Block  # noqa: F401 (the graph's unit of work, named here too)
 from .tasks import run_block_where

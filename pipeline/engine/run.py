@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from .. import capabilities
-from ..generator import board_span
+from ..capabilities import board_span
 from ..store.shards import ShardStore
 from . import interrupts, split, template
 from .graph import Progress, run_rows

@@ -33,7 +33,7 @@ from boardcore import files
 from boardcore.errors import InputError
 from boardcore.output import describe_os_error
 
-from ..generator import board_span
+from ..capabilities import board_span
 from . import atomic
 from .runs import PARTIAL_PREFIX
 
