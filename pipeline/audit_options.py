@@ -60,6 +60,13 @@ def add_arguments(parser) -> None:
                             help=opt.help)
 
 
+def chosen(extras) -> list[tuple[AuditOption, str]]:
+    """(option, value) of each registered option in ``extras`` ((key, value) pairs, as
+    ``AuditOptions.extras`` holds them), in the options' order."""
+    values = dict(extras)
+    return [(o, values[o.key]) for o in registered() if values.get(o.key) is not None]
+
+
 def given(args) -> dict[str, str]:
     """{key: value} of the registered options given on the command line."""
     return {o.key: getattr(args, o.key) for o in registered()

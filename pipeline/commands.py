@@ -136,7 +136,7 @@ def add_audit(sub, command) -> None:
     a.add_argument("--n", type=dom.N_BOARDS, default=None, help=f"boards per row (default {DEFAULT_N})")
     a.add_argument("--rows", default=None, help="only these rows, e.g. 1:0,2:4 (a subset "
                    "run never becomes LATEST)")
-    audit_options.add_arguments(a)  # what capabilities bring (--daily, --calibration)
+    audit_options.add_arguments(a)  # the options capabilities bring (registered)
     a.add_argument("--profile", default=None, metavar="PROFILE",
                    help="[audit] options from a profile: a path, or NAME for "
                         "configs/NAME.toml (smoke, nightly, slurm)")

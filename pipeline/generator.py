@@ -3,12 +3,12 @@
 A generator subclasses ``Generator`` (the required core, below on one screen) and, per job
 beyond the audit, a capability: ``Sweep``, ``Tune`` (sweeps too), ``Daily`` (``audit
 --daily``); what only one game needs is a capability of ``capabilities.py`` (calibration,
-progression, revisions, a verdict in its own words, run tables, compiled kernels,
-drawn boards, rows as categories); the rest
-has defaults it may override (reports, cross-row checks, drawings). A job asked of a
-generator without its capability refuses in one line (exit 2). Nothing in ``engine/``,
-``store/``, ``analysis/`` or ``reports/`` knows which game a generator builds boards for.
-It is registered under the entry points ``minegen.generators`` or named ``module:attribute``.
+progression, revisions, a verdict in its own words, run tables, compiled kernels, drawn
+boards, rows as categories); the rest has defaults it may override (report sections,
+cross-row checks). A job asked of a generator without its capability refuses in one line
+(exit 2). Nothing in ``engine/``, ``store/``, ``analysis/`` or ``reports/`` knows which game
+a generator builds boards for. It is registered under the entry points
+``minegen.generators`` or named ``module:attribute``.
 
 Words used below:
 - a *catalog* is a loaded, validated table root (``catalog.root``: its resolved path,
@@ -95,7 +95,8 @@ class Generator(ABC):
     jargon: tuple[tuple[str, str], ...] = ()  # (word on the pages, docs/glossary.md term)
     rules_doc = "docs/design.md"  # the repository document the report calls "the rules"
     record_schema_version = 1  # the record's column set (the manifest and diff name it)
-    report_subdir = property(lambda self: self.name)  # folder under --out, before metric_v<k>/
+    # the folder under --out, before metric_v<k>/ ("": --out itself)
+    report_subdir = property(lambda self: self.name)
 
     def expected_columns(self, plan: Any, first: int, count: int) -> dict:  # resume checks
         return {}  # columns the plan fixes: name -> one value, or ``count`` values

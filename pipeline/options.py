@@ -237,10 +237,9 @@ def check(opts: AuditOptions) -> None:
     chosen = [x for x in (opts.scheduler, opts.slurm) if x]
     if len(chosen) > 1:
         problems.append("give at most one of --scheduler and --slurm")
-    by_key = {o.key: o for o in audit_options.registered()}
-    for key, value in opts.extras:
+    for o, value in audit_options.chosen(opts.extras):
         try:
-            by_key[key].check(value)
+            o.check(value)
         except InputError as e:
             problems.append(str(e))
     logs = str(Path(opts.out) / "slurm-logs")

@@ -8,7 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.analysis.cost import Cost, acceptable, cost, figures, flags, n_to_clear, rank_key
+from pipeline.analysis.cost import acceptable, cost, figures, flags, n_to_clear, rank_key
+from pipeline.declarations import Cost
 from pipeline.analysis.margin import wilson
 
 FOG = Cost("fog", lambda r: r["fog"], unit=1.0, intent=lambda r: r["asked"], keep=0.5,

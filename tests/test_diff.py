@@ -240,7 +240,7 @@ def test_latest_and_unique_prefixes_name_runs(runs):
 
 
 def test_direction_reads_the_line():
-    from pipeline.analysis.lines import Line
+    from pipeline.declarations import Line
     from pipeline.reports.diff_page import direction
 
     share = Line("S", "s", ">=", 0.95, True, "a share")

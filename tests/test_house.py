@@ -19,7 +19,8 @@ import pytest
 from boardcore.fields import markdown_table
 from minegen.record import RECORD
 from pipeline.analysis import records
-from pipeline.analysis.lines import Line, evaluate, hard_failures
+from pipeline.analysis.lines import evaluate, hard_failures
+from pipeline.declarations import Line
 from minegen.audit.generator import GENERATOR
 from pipeline.store import atomic
 

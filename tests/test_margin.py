@@ -9,7 +9,8 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.analysis.lines import Line, evaluate
+from pipeline.analysis.lines import evaluate
+from pipeline.declarations import Line
 from pipeline.analysis.margin import Z95, share_interval, wilson, within_noise
 
 

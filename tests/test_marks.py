@@ -11,12 +11,11 @@ from types import SimpleNamespace
 import polars as pl
 
 from pipeline.analysis.compare import LineDiff
-from pipeline.analysis.lines import Line
+from pipeline.declarations import Intent, Line
 from pipeline.reports import diff_page, intent, todo, tune_page, tuned
 from pipeline.reports.audit_page import AuditDoc
 from pipeline.reports.document import (BETTER, CHANGED, FAIL, NA, WARN, Bullets, Table,
                                        agreeing, line_mark, mark)
-from pipeline.reports.intent import Intent
 
 JUST_UNDER = 0.6951  # under 0.7, and "0.70" in two decimals
 

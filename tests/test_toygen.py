@@ -242,8 +242,9 @@ def test_a_third_game_installed_as_a_package_touches_no_source(tmp_path, cluster
         "[minegen.commands]\ntoy-hello = toygame:add_hello\n\n"
         "[minegen.audit_options]\nonly-name = toygame:ONLY\n")
     monkeypatch.syspath_prepend(str(site))
-    audit_options.registered.cache_clear()  # found again with the package on the path,
-    monkeypatch.setattr(audit_options, "registered",  # and forgotten after the test
+    # a fresh cache of the registered options sees the package; the session's own is put
+    # back after the test
+    monkeypatch.setattr(audit_options, "registered",
                         functools.cache(audit_options.registered.__wrapped__))
     assert load_generator("toy").name == "toygen"
     p = cli("--help")

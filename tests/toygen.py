@@ -25,7 +25,7 @@ import polars as pl
 from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.streams import derive_seeds, fnv1a_64
-from pipeline.analysis.lines import Line
+from pipeline.declarations import Line
 from pipeline.capabilities import Drawings
 from pipeline.generator import Generator, SweepField, Tune
 

@@ -22,9 +22,8 @@ declared order).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from ..declarations import Cost  # noqa: F401 (re-exported)
+from ..declarations import Cost
 from .aggregate import read
 from .margin import binomial_se, wilson
 

@@ -12,12 +12,11 @@ checks only the schema of a LazyFrame) with ``lazy=True``, so every failure is c
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import polars as pl
 
-from ..declarations import NEGATE, OPS, Line, Move, fmt_threshold  # noqa: F401 (re-exported)
+from ..declarations import Line
 from .margin import share_interval, within_noise
 
 # Pandera is imported where the lines are judged, not with the module: generators declare

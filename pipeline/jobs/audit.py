@@ -107,9 +107,9 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
     gen = gen or load_generator(opts.generator)
     full = not opts.rows  # every row of the table (or every row an option sets)
     swapped = gen
-    for o in audit_options.registered():  # before a resume: the generator its run is of
-        if opts.extra(o.key) is not None and not o.kept:
-            swapped = o.generator(swapped, opts.extra(o.key))
+    for o, value in audit_options.chosen(opts.extras):  # before a resume: its run's generator
+        if not o.kept:
+            swapped = o.generator(swapped, value)
     # how to load the generator again (resume, diff, hints)
     ref = (opts.generator or gen.name) if swapped is gen else swapped.name
     gen = swapped
@@ -127,9 +127,9 @@ def run_audit(opts: AuditOptions, progress: bool | None = None, gen=None,
                        rows=tuple(tuple(r) for r in facts["rows"]),
                        seeds_per_task=facts["seeds_per_task"],
                        extras=_kept(facts))
-    for o in audit_options.registered():  # kept ones (a resume's own): before any write
-        if opts.extra(o.key) is not None and o.kept:
-            gen = o.generator(gen, opts.extra(o.key))
+    for o, value in audit_options.chosen(opts.extras):  # kept ones (a resume's own too):
+        if o.kept:                                         # before anything is written
+            gen = o.generator(gen, value)
     with ahead(gen, opts.cluster()):  # the workers' template imports while the tables load
         return _audit(gen, opts, full, ref, vdir, store, facts, progress, index, site,
                       t_start)
@@ -148,10 +148,9 @@ def _audit(gen, opts: AuditOptions, full: bool, ref: str, vdir: Path,
     catalog = gen.load(opts.tables)
     for w in getattr(catalog, "warnings", ()):  # as `validate` prints them: a misspelled
         announce(w.format())                   # file name must not pass unseen at night
-    for o in audit_options.registered():
-        if opts.extra(o.key) is not None:
-            rows, n = o.rows(gen, opts.extra(o.key), catalog, opts.rows, opts.n)
-            opts = replace(opts, rows=rows, n=n)
+    for o, value in audit_options.chosen(opts.extras):
+        rows, n = o.rows(gen, value, catalog, opts.rows, opts.n)
+        opts = replace(opts, rows=rows, n=n)
     check_n(gen, opts.n)
     plans = gen.plans(catalog, keys_of(gen, opts.rows))
     keys = [gen.key(p) for p in plans]

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.lines import Line, advisory_warnings, hard_failures
+from ..analysis.lines import advisory_warnings, hard_failures
+from ..declarations import Line
 from ..capabilities import OwnVerdict, first_screen, rows_ordered, verdict_notes
 from ..hints import RunHints
 from . import drill, render, todo

@@ -7,11 +7,7 @@ them. What a game adds is declared in its ``Drill`` (``Generator.drill``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from ..declarations import Drill  # noqa: F401 (re-exported)
 from ..analysis.margin import share_interval, within_noise
 from . import tuned
 from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num

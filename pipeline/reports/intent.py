@@ -12,11 +12,8 @@ with the digits that say the same (``document.agreeing``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..analysis.aggregate import read
-from ..declarations import Intent  # noqa: F401 (re-exported)
 from .document import Bullets, Cell, Para, Section, Table, agreeing, mark, num
 
 

@@ -52,7 +52,7 @@ def document(suite: str, cases: list[Case], properties: dict[str, str],
 
 def audit_cases(result) -> list[Case]:
     """Every (row, hard line) of a finished audit, in row order then line order."""
-    from ..analysis.lines import fmt_threshold
+    from ..declarations import fmt_threshold
 
     gen = result.gen
     report = Path(result.run_dir) / "report.html"

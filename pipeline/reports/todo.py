@@ -7,7 +7,7 @@ drill-down, which the page opens when the link is followed.
 
 from __future__ import annotations
 
-from ..analysis.lines import NEGATE, fmt_threshold
+from ..declarations import NEGATE, fmt_threshold
 from ..analysis.margin import wilson
 from . import tuned
 from .document import Bullets, Cell, Para, mark, num
