@@ -220,7 +220,9 @@ def cluster(tmp_path_factory) -> str:
     addr = f"tcp://127.0.0.1:{port}"
     scratch = tmp_path_factory.mktemp("shared-cluster")
     bindir = Path(sys.executable).parent
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    from pipeline.engine.housekeeping import environ
+
+    env = {**os.environ, **environ(), "PYTHONPATH": os.pathsep.join(
         [str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])])}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env,
              "cwd": scratch}

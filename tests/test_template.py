@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.engine.housekeeping import SETTINGS
 from pipeline.engine.session import ClusterSpec, session
 
 pytestmark = pytest.mark.cluster
@@ -20,7 +21,11 @@ def _facts():  # runs on a worker
     import os
     import sys
 
-    return {"ppid": os.getppid(), "seed": os.environ.get("PYTHONHASHSEED"),
+    import dask
+
+    from pipeline.engine.housekeeping import SETTINGS
+
+    return {"housekeeping": {k: dask.config.get(k) for k in SETTINGS},"ppid": os.getppid(), "seed": os.environ.get("PYTHONHASHSEED"),
             "probe": os.environ.get("MINEGEN_TEMPLATE_PROBE"), "hash": hash("minegen"),
             "configured": os.environ.get("minegen_configured"),
             "preloaded": "minegen.batch" in sys.modules}
@@ -65,6 +70,7 @@ def test_workers_fork_from_a_template_that_lives_as_long_as_its_session(tmp_path
         assert {(f["seed"], f["probe"], f["preloaded"]) for f in facts} == {
             ("6640", probe, True)}
         assert {f["hash"] for f in facts} == {_spawned_hash()}
+        assert all(f["housekeeping"] == SETTINGS for f in facts)  # decision 312
     assert seen[0][0]["ppid"] != seen[1][0]["ppid"]
     assert sorted(p.name for p in out.iterdir()) == []
 
@@ -107,6 +113,7 @@ def test_without_a_short_socket_path_the_workers_are_spawned(tmp_path):
         facts = list(s.client.run(_facts).values())
     assert [f["ppid"] for f in facts] == [os.getpid()]
     assert facts[0]["seed"] == "6640" and facts[0]["hash"] == _spawned_hash()
+    assert facts[0]["housekeeping"] == SETTINGS  # spawned workers read it too
     assert not out.exists()
 
 
@@ -256,3 +263,19 @@ def test_a_session_removes_sockets_nobody_listens_on(tmp_path):
     link = tmp_path / "elsewhere"
     link.symlink_to(folder)
     assert template.sweep(link) == 0  # never through a link put in the folder's place
+
+
+def test_a_cluster_started_from_the_command_line_reads_the_housekeeping_variables(cluster):
+    """``housekeeping.environ`` names each setting as Dask reads it from the environment:
+    the suite's shared cluster (``dask scheduler`` / ``dask worker`` started with them)
+    holds every one, scheduler and workers (decision 312)."""
+    from dask.distributed import Client
+
+    def held():
+        import dask
+
+        return {k: dask.config.get(k) for k in SETTINGS}
+
+    with Client(cluster, timeout=30) as c:
+        seen = [*c.run(held).values(), c.run_on_scheduler(held)]
+    assert len(seen) == 3 and all(s == SETTINGS for s in seen), seen

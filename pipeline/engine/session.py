@@ -285,7 +285,9 @@ def _local_cluster(n: int, extra: dict, config: dict):
     from dask import config as dask_config
     from dask.distributed import LocalCluster
 
-    with dask_config.set(config), sigint_held():
+    from .housekeeping import SETTINGS
+
+    with dask_config.set({**SETTINGS, **config}), sigint_held():
         # silence_logs: the workers' own loggers too (a heartbeat cut by the shutdown of
         # a busy machine logs a traceback there); the session reports what matters
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
