@@ -1,8 +1,8 @@
 """One telemetry file read in chunks (Operations IV item 7, defect 13; decision 299): the
 tallies of a file read in many chunks (Parquet row groups and batches, CSV and NDJSON
 blocks) are the tallies of the file read whole, duplicates across chunks, bad rows, lines
-Polars refuses and quoted newlines included; and one large file takes no more memory than
-the same sessions split into files."""
+Polars refuses and quoted newlines included (one large file's memory:
+test_reconcile_memory.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from test_reconcile_input import PROD
-from test_reconcile_totals import _peak_rss_kb
 
 from tilegen.table_loader import load_tables
 from tilegen.telemetry import chunks, read, synth, tally
@@ -96,32 +94,6 @@ def test_csv_blocks_end_only_where_a_record_ends():
     assert chunks._cut(b'a,"q""\n', True) == len(b"")
     assert chunks._cut(b'a,"q"""\nb', True) == len(b'a,"q"""\n')
     assert chunks._header_end(b'"a\nb",c\n1,2\n') == len(b'"a\nb",c\n')
-
-
-@pytest.mark.slow
-def test_one_large_file_takes_no_more_memory_than_the_same_sessions_split(tmp_path,
-                                                                          tile_run):
-    """Before: a file was collected whole, so 2 M sessions in one file peaked near twice
-    the same sessions in 10 files (802 MB against 359 MB; 10 M in one file: 2.6-3.1 GB).
-    Read in chunks, one file takes about what ten do (445 MB against 404 MB): its 12
-    bytes a session for the duplicates, and the allocator's keep."""
-    rng = np.random.default_rng(2)
-    n = 2_000_000
-    frame = pl.DataFrame({
-        "city_id": "beijing", "level_id": 1, "revision": 1,
-        "seed": pl.Series([int(PROD)] * n, dtype=pl.UInt64),
-        "result": np.where(rng.random(n) < 0.5, "win", "fail"), "revived": 0,
-        "peak_slot_usage": 3, "undo_uses": 0, "remove_uses": 0, "shuffle_uses": 0,
-        "time_spent_sec": rng.integers(0, 20_000, n) + 0.5,
-        "first_fail_step": rng.integers(1, 200, n), "date": "2026-11-30",
-        "player_id": [f"p{k}" for k in range(n)]})
-    (tmp_path / "one").mkdir()
-    (tmp_path / "ten").mkdir()
-    frame.write_parquet(tmp_path / "one" / "all.parquet")
-    for i in range(10):
-        frame.slice(i * n // 10, n // 10).write_parquet(tmp_path / "ten" / f"{i}.parquet")
-    peaks = {k: _peak_rss_kb(tile_run, tmp_path / k, tmp_path / "out") for k in ("one", "ten")}
-    assert peaks["one"] <= peaks["ten"] * 1.25, peaks
 
 
 def test_a_parquet_value_that_is_not_utf8_far_into_the_file(tmp_path, sessions, boards,

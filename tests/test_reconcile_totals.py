@@ -1,21 +1,17 @@
-"""The files' tallies added as they arrive (issue 29): memory follows the largest file, not
-the number of files, and the result is the one the all-at-once sum gave, whatever order the
-files arrive in (a Dask cluster's ``as_completed``)."""
+"""The files' tallies added as they arrive (issue 29): the result is the one the all-at-once
+sum gave, whatever order the files arrive in (a Dask cluster's ``as_completed``); what it
+costs in memory: test_reconcile_memory.py."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from test_reconcile_input import PROD
 
 from tilegen.players.reconcile import reconcile
 from tilegen.table_loader import load_tables
@@ -97,45 +93,6 @@ def test_reconcile_json_is_the_same_whatever_order_the_files_arrive(dataset):
     assert [b["reason"] for b in here["bad_rows"]] == [
         "level_id is outside 1-6", "city_id, level_id, revision is not a row of the run",
         "time_spent_sec is not a number"]
-
-
-def _peak_rss_kb(run: Path, data: Path, out: Path) -> int:
-    """Peak RSS of ``minegen reconcile`` in a fresh process (getrusage of the child of a
-    fresh interpreter: RUSAGE_CHILDREN keeps the largest child's peak)."""
-    wrap = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], cwd=%r, "
-            "capture_output=True); assert p.returncode in (0, 1), p.stderr; "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)" % str(REPO))
-    p = subprocess.run([sys.executable, "-c", wrap, sys.executable, "-m", "minegen.cli",
-                        "reconcile", "--run", run, "--out", out, "--telemetry", data],
-                       capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr
-    return int(p.stdout.split()[-1])
-
-
-@pytest.mark.slow
-def test_memory_follows_the_largest_file_not_the_file_count(tmp_path, tile_run):
-    """The same 2 M sessions in 10 files and in 100: with every file's time histogram held
-    to the end, the 100 files peaked at about twice the 10 files' RSS; added as they
-    arrive, 100 smaller files take no more than 10 larger ones."""
-    run = tile_run
-    rng = np.random.default_rng(1)
-    peaks = {}
-    for files in (10, 100):
-        per = 2_000_000 // files
-        data = tmp_path / f"d{files}"
-        data.mkdir()
-        for i in range(files):  # a time per session: a histogram as large as the file
-            pl.DataFrame({
-                "city_id": "beijing", "level_id": 1, "revision": 1,
-                "seed": pl.Series([int(PROD)] * per, dtype=pl.UInt64),
-                "result": np.where(rng.random(per) < 0.5, "win", "fail"), "revived": 0,
-                "peak_slot_usage": 3, "undo_uses": 0, "remove_uses": 0, "shuffle_uses": 0,
-                "time_spent_sec": rng.integers(0, 20_000, per) + 0.5,
-                "first_fail_step": rng.integers(1, 200, per), "date": "2026-11-30",
-                "player_id": [f"p{i}-{k}" for k in range(per)]}).write_parquet(
-                    data / f"day-{i:03d}.parquet")
-        peaks[files] = _peak_rss_kb(run, data, tmp_path / "out")
-    assert peaks[100] <= peaks[10], peaks
 
 
 @pytest.mark.cluster

@@ -25,7 +25,8 @@ def _facts():  # runs on a worker
 
     from pipeline.engine.housekeeping import SETTINGS
 
-    return {"housekeeping": {k: dask.config.get(k) for k in SETTINGS},"ppid": os.getppid(), "seed": os.environ.get("PYTHONHASHSEED"),
+    return {"housekeeping": {k: dask.config.get(k) for k in SETTINGS},
+            "ppid": os.getppid(), "seed": os.environ.get("PYTHONHASHSEED"),
             "probe": os.environ.get("MINEGEN_TEMPLATE_PROBE"), "hash": hash("minegen"),
             "configured": os.environ.get("minegen_configured"),
             "preloaded": "minegen.batch" in sys.modules}
