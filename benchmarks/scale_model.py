@@ -131,9 +131,13 @@ def calibrate(run: Path, tiny: int = 2000) -> tuple[Params, dict]:
     from pipeline.analysis.collect import collect
     from pipeline.generator import load_generator
 
+    import dask
+
+    from pipeline.engine.housekeeping import SETTINGS
+
     raw = {}
     for width in (1, 2):
-        with LocalCluster(n_workers=width, threads_per_worker=1, processes=True,
+        with dask.config.set(SETTINGS), LocalCluster(n_workers=width, threads_per_worker=1, processes=True,
                           host="127.0.0.1", dashboard_address=None) as lc, Client(lc) as c:
             c.submit(_noop, -1, pure=False).result()
             t0 = time.perf_counter()
@@ -230,17 +234,55 @@ def nightly(rows36: list[tuple[int, float]], p: Params, n_rows: int = 10_000, n:
     return out
 
 
+def sixteen(rows: list[tuple[int, float]], n: int, start: int, p: Params) -> list[dict]:
+    """One table's fan-out (each row's measured seconds per board, N ``n``) on 2 and on 16
+    workers, beside an ideal pool of as many workers on the same blocks (no scheduler, no
+    client: each free worker takes the next block at once, as ``multiprocessing.Pool``
+    does). ``generation``: from the workers being up to the last task's end."""
+    boards = [(n - start, s) for _, s in rows]
+    pool_p = replace(p, submit_s=0.0, batch_submit_s=0.0, serial_s=0.0, task_s=0.0,
+                     start_s=0.0, transfer_s_byte=0.0, save_s=0.0, fin_s=0.0, read_s=0.0)
+    free_p = replace(p, save_s=0.0, fin_s=0.0, read_s=0.0)  # the client's per-board work
+    out = []
+    for workers in (2, 16):
+        sim = simulate(boards, n, start, workers, p)
+        pool = simulate(boards, n, start, workers, pool_p)
+        free = simulate(boards, n, start, workers, free_p)
+        generation = sim["last_task_s"] - p.start_s
+        out.append({"workers": workers, **sim, "generation_s": generation,
+                    "efficiency": sim["work_s"] / workers / generation,
+                    "pool_s": pool["makespan_s"],
+                    "vs_pool": (sim["makespan_s"] - p.start_s) / pool["makespan_s"],
+                    "free_vs_pool": (free["makespan_s"] - p.start_s) / pool["makespan_s"]})
+    return out
+
+
+def _sixteen_rows(name: str, at: list[dict]) -> list[list[str]]:
+    two, many = at
+    return [[name, f"{r['workers']}", f"{r['tasks']:,}", f"{r['makespan_s']:.1f} s",
+             f"{r['generation_s']:.1f} s", f"{r['efficiency']:.2f}", f"{r['pool_s']:.1f} s",
+             f"{r['vs_pool']:.2f}", f"{r['free_vs_pool']:.2f}",
+             f"{two['makespan_s'] / r['makespan_s']:.1f}x" if r is many else "1.0x"]
+            for r in at]
+
+
 def main() -> None:
     ap = perfdoc.arguments(__doc__, repeats=1)
     ap.add_argument("--runs", nargs="+", required=True, type=Path)
+    ap.add_argument("--minegen-run", type=Path, help="a minegen audit of benchmarks/tables/"
+                    "scaling (its row_seconds.json: the 16-worker prediction at N 4,096)")
     a = ap.parse_args()
     load = Path("/proc/loadavg").read_text().split()[0]
     p, raw = calibrate(a.runs[-1])
     val = validate(a.runs, p)
     keys, rows36 = per_row(a.runs[-1])
     night = nightly(rows36, p)
-    print(json.dumps({"params": p.__dict__, "raw": raw, "validation": val, "nightly": night},
-                     indent=1))
+    at16 = {"tile-match default presets, N 1,024": sixteen(rows36, 1024, -1, p)}
+    if a.minegen_run:
+        at16["minegen scaling table, N 4,096"] = sixteen(per_row(a.minegen_run)[1], 4096, 0,
+                                                         p)
+    print(json.dumps({"params": p.__dict__, "raw": raw, "validation": val, "nightly": night,
+                      "sixteen": at16}, indent=1))
     us = lambda s: f"{s * 1e6:.0f} µs"  # noqa: E731
     cal = [["client: submit one task (one by one / batched)",
             f"{us(p.submit_s)} / {us(p.batch_submit_s)}"],
@@ -280,6 +322,17 @@ def main() -> None:
         + perfdoc.table(["workers", "submission", "tasks", "ideal (work / workers)",
                          "makespan", "efficiency", "submission ends", "last task ends",
                          "client done (finishing pass)", "client memory bound"], nt)
+        + "\n\nPrediction (SIMULATED): the tables issue 43 measured on 16 cores, on 2 and "
+        "16 workers of this calibration (wall: from the cluster's start, the workers' "
+        "start in parallel; generation: from the workers being up to the last task's end; "
+        "efficiency: the work over workers x generation; the ideal pool: the same blocks "
+        "on as many workers with no scheduler and no client; the next column: the same "
+        "run if the client's shard writes, finishing pass and read-backs cost nothing, "
+        "which is what moving them to the workers would approach):\n\n"
+        + perfdoc.table(["table", "workers", "tasks", "wall", "generation", "efficiency",
+                         "ideal pool", "wall after start / pool", "the same, the client's "
+                         "per-board work free", "speed-up over 2"],
+                        [r for name, at in at16.items() for r in _sixteen_rows(name, at)])
         + "\n\nThe worker start is this machine's LocalCluster's; a SLURM allocation's "
         "workers join over minutes and are not modelled. The memory bound is the records the "
         "client holds at its peak (rows in flight, rows held for the finishing pass, one "
