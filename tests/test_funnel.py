@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilegen.players import funnel_page as page
 from tilegen.players import reconcile
@@ -154,3 +156,16 @@ def test_players_who_never_go_on_fit_without_warnings_and_write_json(tmp_path, t
     assert city["observed"]["pass_rate"][0] == 0.5 and city["observed"]["pass_rate"][1:] == \
         [None] * 5
     json.dumps(out, allow_nan=False)  # raises on a NaN or an infinity
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 7), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_patterns_are_numpys_unique_rows(players_n, levels, spread, seed):
+    """``fit._patterns`` is ``np.unique(axis=0, return_counts=True)``: the same rows in the
+    same order with the same counts (the likelihood sums in that order)."""
+    rng = np.random.default_rng(seed)
+    rec = rng.integers(-spread, spread + 1, size=(players_n, levels))
+    uniq, count = fit._patterns(rec)
+    want, times = np.unique(rec, axis=0, return_counts=True)
+    assert np.array_equal(uniq, want) and np.array_equal(count, times.astype(np.float64))
+    assert count.dtype == np.float64 and uniq.dtype == rec.dtype
