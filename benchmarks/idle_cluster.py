@@ -71,16 +71,8 @@ def idle_share(env: dict[str, str], seconds: float) -> float:
                                    "--dashboard-address", "127.0.0.1:0", "--local-directory",
                                    scratch], cwd=scratch, **quiet)]
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    with Client(addr, timeout=5) as c:
-                        c.wait_for_workers(2, timeout=60)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.3)
+            with Client(addr, timeout=60) as c:  # connecting retries until the scheduler is up
+                c.wait_for_workers(2, timeout=60)
             time.sleep(2)  # past the start's own work
             pids = tree([p.pid for p in procs])
             before, t0 = cpu_seconds(pids), time.monotonic()
