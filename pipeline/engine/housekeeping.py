@@ -4,9 +4,9 @@ distributed's defaults suit a long interactive session on a big machine: every p
 checks its event loop every 20 ms, samples psutil every 500 ms, every worker's statistical
 profiler samples its threads every 10 ms and its memory every 100 ms -- idle or not.
 These settings cut what a scheduler and two workers use at rest about sevenfold (measured
-by ``benchmarks/idle_cluster.py``, docs/performance.md "A cluster at rest"): CPU taken from
-the boards while a run lasts, and all of it while a cluster waits between jobs (the test
-suite's shared cluster; any warm engine).
+by ``benchmarks/idle_cluster.py``, docs/performance.md "A cluster at rest"): what matters is
+a cluster that waits between jobs (the test suite's shared clusters; any warm engine) --
+during a run the difference was within the noise of a 2-worker audit's fan-out.
 
 What is given up: the dashboard's Profile tab stays empty (the benchmarks time the kernels
 instead), the event loop's "blocked for N s" warning comes a second later, and a worker
