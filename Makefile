@@ -78,6 +78,7 @@ performance: $(STAMP)
 	$(PY) benchmarks/tune_holdout.py --doc
 	$(PY) benchmarks/history_index.py --doc
 	$(PY) benchmarks/idle_cluster.py --doc
+	$(PY) benchmarks/cluster_start.py --doc
 	$(VENV)/bin/minegen audit --generator tilegen --out $(OUT) || test $$? -eq 1
 	$(PY) benchmarks/reconcile_scale.py --run $(OUT)/tilegen/metric_v1/$$(cat $(OUT)/tilegen/metric_v1/LATEST) --doc
 	$(PY) benchmarks/reconcile_scale.py --run $(OUT)/tilegen/metric_v1/$$(cat $(OUT)/tilegen/metric_v1/LATEST) --engine dask --doc
