@@ -56,11 +56,11 @@ def once(gen: str, cache: Path, out: Path) -> dict:
 ANNOUNCED = re.compile(r"^(\s*compile_seconds = )\d+(  # measured: .*)$", re.M)
 
 
-def write_announced(gen: object, seconds: float) -> Path:
+def write_announced(gen: object, seconds: int) -> Path:
     """Set ``compile_seconds`` of ``gen``'s class (its marked line) to ``seconds``."""
     path = Path(inspect.getfile(type(gen)))
     text = path.read_text(encoding="utf-8")
-    new, found = ANNOUNCED.subn(lambda m: f"{m.group(1)}{round(seconds)}{m.group(2)}", text)
+    new, found = ANNOUNCED.subn(lambda m: f"{m.group(1)}{seconds}{m.group(2)}", text)
     if found != 1:
         raise SystemExit(f"{path}: no one line 'compile_seconds = N  # measured: ...'")
     path.write_text(new, encoding="utf-8")
@@ -68,18 +68,19 @@ def write_announced(gen: object, seconds: float) -> Path:
 
 
 def main() -> int:
+    from pipeline.generator import load_generator
+
     a = perfdoc.arguments(__doc__).parse_args()
     rows = []
-    measured = {}
+    measured = {}  # generator -> the seconds it will announce (with --doc)
     with tempfile.TemporaryDirectory(prefix="compile-bench-") as tmp:
         for gen in ("minegen", "tilegen"):
             runs = [once(gen, Path(tmp) / f"{gen}-{r}", Path(tmp) / "out")
                     for r in range(a.repeats)]
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
             rng = {k: (min(r[k] for r in runs), max(r[k] for r in runs)) for k in runs[0]}
-            from pipeline.generator import load_generator
-            measured[gen] = med["as_audit"]
-            announced = round(med["as_audit"]) if a.doc else load_generator(gen).compile_seconds
+            measured[gen] = round(med["as_audit"])
+            announced = measured[gen] if a.doc else load_generator(gen).compile_seconds
             rows.append([gen, *(f"{med[k]:.1f} s ({rng[k][0]:.1f}–{rng[k][1]:.1f})"
                                 for k in ("one_process", "as_audit", "audit_cold",
                                           "audit_warm")),
@@ -95,8 +96,6 @@ def main() -> int:
              "compiles nothing: the cache is per user, keyed by the kernels' sources.")
     perfdoc.publish(a.doc, "compile", "First compile", body)
     if a.doc:  # what the audit announces on a cold machine: the figure just measured
-        from pipeline.generator import load_generator
-
         for gen, seconds in measured.items():
             print(write_announced(load_generator(gen), seconds))
     return 0

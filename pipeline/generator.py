@@ -38,7 +38,6 @@ from boardcore.errors import Diagnostic, InputError
 from boardcore.fields import Field
 from boardcore.toml_patch import toml_value
 
-from .capabilities import board_span  # noqa: F401 (re-exported)
 from .declarations import Cost, Drill, Intent, Line
 from .defaults import DEFAULT_GENERATOR
 

@@ -26,8 +26,9 @@ import pytest
 from cli_harness import job_exit, run_cli, sweep_exit, tune_exit
 
 from pipeline.analysis.lines import evaluate
+from pipeline.capabilities import board_span
 from pipeline.engine.graph import blocks
-from pipeline.generator import board_span, load_generator
+from pipeline.generator import load_generator
 from tilegen.audit.generator import GENERATOR, TilegenAudit
 from pipeline.jobs.audit import run_audit
 from pipeline.options import AuditOptions

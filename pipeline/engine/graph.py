@@ -33,7 +33,7 @@ TASK_RETRIES = 3  # a task lost with its worker is recomputed elsewhere (pure, s
 
 def blocks(n_rows: int, n: int, seeds_per_task: int | None, start: int = 0) -> list[Block]:
     """Split each row's boards [start, n) into tasks of ``seeds_per_task`` (None: whole
-    row); ``start`` is the generator's first board index (``generator.board_span``)."""
+    row); ``start`` is the generator's first board index (``capabilities.board_span``)."""
     return split.fixed(n_rows, n, seeds_per_task, start)
 
 
@@ -84,7 +84,7 @@ def run_rows(client, gen, plans: Sequence[Any], n: int, seeds_per_task: int | No
              costs: Sequence[float] | None = None, workers: int | None = None,
              row_seconds: dict[int, tuple[int, float]] | None = None) -> dict[str, float]:
     """Generate the boards of N = n for each plan on ``client`` (boards [first_index, n),
-    ``generator.board_span``; [start, n) when ``start`` is given); each finished row goes
+    ``capabilities.board_span``; [start, n) when ``start`` is given); each finished row goes
     to ``on_row`` (sorted by the generator's index field). Returns {"fanout": seconds}.
     ``ran_on`` (if given) receives the address of every worker that computed a block;
     ``row_seconds`` (if given) each row's boards and the seconds its blocks took there.

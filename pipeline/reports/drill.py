@@ -7,7 +7,6 @@ them. What a game adds is declared in its ``Drill`` (``Generator.drill``).
 
 from __future__ import annotations
 
-
 from ..analysis.margin import share_interval, within_noise
 from . import tuned
 from .document import FAIL, WARN, Bullets, Cell, Figure, Figures, Para, Section, Table, num

@@ -12,7 +12,6 @@ with the digits that say the same (``document.agreeing``).
 
 from __future__ import annotations
 
-
 from ..analysis.aggregate import read
 from .document import Bullets, Cell, Para, Section, Table, agreeing, mark, num
 

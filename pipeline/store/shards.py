@@ -281,7 +281,7 @@ def disproves(frame: pl.DataFrame, gen, expect: dict, plan=None) -> str:
 def shard_key(gen, plan, n: int, start: int | None = None) -> dict:
     """What a row's shard must hold for this run to reuse it: the generator and its
     versions, the row, its snapshot, the board range [first, first + count) of N = n
-    (``generator.board_span``: [0, n) unless the generator starts before 0) and the record
+    (``capabilities.board_span``: [0, n) unless the generator starts before 0) and the record
     schema (with the row count and the bytes' sha256 that ``save`` adds)."""
     schema = [(f.name, f.dtype) for f in gen.record]
     first, count = board_span(gen, n, start)
